@@ -1,0 +1,234 @@
+// Shared state of resolution and desugaring: the book of every definition,
+// type and constructor of the program, and the per-definition desugarer that
+// turns AST into Core. Internal to the frontend.
+#pragma once
+
+#include "frontend/Ast.h"
+#include "frontend/Diagnostic.h"
+#include "ir/Core.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bendc::frontend {
+
+struct AdtData;
+
+struct CtrData {
+  std::string name; // global name, `Type/Ctr`
+  AdtData *adt = nullptr;
+  unsigned index = 0;
+  std::vector<std::string> fields;
+  std::vector<bool> recursive;
+  SourceRange range;
+};
+
+struct AdtData {
+  std::string name;
+  std::vector<CtrData *> ctrs;
+  SourceRange range;
+  bool builtin = false;
+};
+
+/// One source file: its name prefix and what its names mean.
+struct FileScope {
+  std::string prefix;                 // "" for the main file and the prelude
+  llvm::StringMap<std::string> names; // local or imported name -> global name
+  llvm::StringMap<std::string> imported; // the names imports bound
+  std::vector<std::string> locals;    // this file's own top-level names, unprefixed
+  std::string dir;                    // the file's folder
+  bool builtin = false;
+  ast::Module module;
+};
+
+struct DefData {
+  std::string name;
+  ast::FunDecl *fun = nullptr;
+  ast::HvmDecl *hvm = nullptr;
+  FileScope *file = nullptr;
+  bool builtin = false;
+};
+
+struct Book {
+  llvm::StringMap<DefData> defs;
+  std::vector<std::string> defOrder;
+  llvm::StringMap<CtrData *> ctrs;
+  llvm::StringMap<AdtData *> adts;
+  std::deque<CtrData> ctrStore;
+  std::deque<AdtData> adtStore;
+  llvm::StringMap<unsigned> params; // imp def parameter counts, for named arguments
+  llvm::StringMap<std::vector<std::string>> paramNames;
+
+  /// The global a name means in `file`, or "" when it means nothing.
+  llvm::StringRef resolve(const FileScope &file, llvm::StringRef name) const;
+};
+
+/// Desugars the definitions of a book into a Core program.
+class Desugarer {
+public:
+  Desugarer(Book &book, core::Program &prog, DiagnosticEngine &diags)
+      : book(book), prog(prog), diags(diags) {}
+
+  /// Constructor definitions (and NumScott tags) for every ADT.
+  void emitConstructors();
+  /// One definition (and whatever it lifts out).
+  void emitDefinition(const DefData &def);
+
+private:
+  friend class MatchCompiler;
+
+  // ---- scopes -------------------------------------------------------------
+  struct Lift; // a definition being lifted out of another (fold, bend, local def)
+  enum class BindKind : uint8_t { Var, Alias, Use, LocalFun, Fork, FoldRec, Global, Boundary };
+  struct Binding {
+    llvm::StringRef name;
+    BindKind kind = BindKind::Var;
+    llvm::StringRef target; // Alias: the Core variable; Global: the definition; FoldRec: raw field
+    core::Term *use = nullptr; // Use: the value, copied at each occurrence
+    Lift *lift = nullptr;
+    unsigned uses = 0;
+    SourceRange range;
+    bool warnUnused = false;
+  };
+  struct Lift {
+    std::string name;
+    std::vector<std::string> captures;
+    std::vector<core::Term *> selfRefs; // placeholders patched when the lift closes
+    bool done = false;
+  };
+
+  void bindVar(llvm::StringRef name, SourceRange range, bool warnUnused = false);
+  void bindAlias(llvm::StringRef name, llvm::StringRef target, SourceRange range);
+  void pop(size_t mark);
+  size_t mark() const { return scope.size(); }
+  core::Term *lookup(llvm::StringRef name, SourceRange range);
+  core::Term *lookupGlobal(llvm::StringRef name, SourceRange range);
+  llvm::StringRef resolve(llvm::StringRef name) const { return book.resolve(*file, name); }
+  llvm::StringRef fresh(llvm::StringRef base);
+
+  // ---- lifting --------------------------------------------------------------
+  Lift *beginLift(llvm::StringRef kind);
+  /// Closes a lift: defines `name = λcaptures body` and returns the call
+  /// `(name captures...)` as seen from the enclosing scope.
+  core::Term *endLift(Lift *lift, core::Term *body, SourceRange range);
+  core::Term *selfRef(Lift *lift, SourceRange range);
+  core::Term *placeholder(llvm::StringRef name, llvm::SMLoc loc);
+
+  // ---- terms ----------------------------------------------------------------
+  core::Term *expr(ast::Expr *e);
+  core::Term *app(core::Term *f, core::Term *a, llvm::SMLoc loc) {
+    return prog.make<core::AppTerm>(loc, f, a);
+  }
+  core::Term *var(llvm::StringRef name, llvm::SMLoc loc) { return prog.make<core::VarTerm>(loc, name); }
+  core::Term *ref(llvm::StringRef name, llvm::SMLoc loc) {
+    return prog.make<core::RefTerm>(loc, prog.save(name));
+  }
+  core::Term *era(llvm::SMLoc loc) { return prog.make<core::EraTerm>(loc); }
+  core::Term *lam(llvm::StringRef v, core::Term *body, llvm::SMLoc loc) {
+    return prog.make<core::LamTerm>(loc, v, false, body);
+  }
+  core::Term *callGlobal(llvm::StringRef name, std::vector<core::Term *> args, SourceRange range);
+  core::Term *lambda(ast::LamExpr *e);
+  core::Term *application(ast::Expr *fun, llvm::ArrayRef<ast::Expr *> args,
+                          llvm::ArrayRef<ast::Binding> kwargs, SourceRange range);
+  core::Term *ctrLiteral(ast::CtrExpr *e);
+  core::Term *list(ast::SeqExpr *e);
+  core::Term *string(llvm::StringRef text, SourceRange range);
+  core::Term *tuple(llvm::ArrayRef<ast::Expr *> elems, core::TermKind kind, SourceRange range);
+  core::Term *letExpr(ast::LetExpr *e);
+  core::Term *matchExpr(ast::MatchExpr *e);
+  core::Term *switchExpr(ast::SwitchExpr *e);
+  core::Term *ifExpr(ast::IfExpr *e);
+  core::Term *bendExpr(ast::BendExpr *e);
+  core::Term *openExpr(ast::OpenExpr *e);
+  core::Term *withExpr(ast::WithExpr *e);
+  core::Term *askExpr(ast::Pat *pat, core::Term *value, llvm::function_ref<core::Term *()> rest,
+                      SourceRange range);
+  core::Term *localDef(ast::FunDecl *def, llvm::function_ref<core::Term *()> rest);
+  core::Term *mapLiteral(ast::MapExpr *e);
+  core::Term *comprehension(ast::ComprehensionExpr *e);
+
+  /// Binds a pattern (var, tuple, sup, `$x`, `*`) to `value` around `rest`.
+  core::Term *bindPattern(ast::Pat *pat, core::Term *value, llvm::function_ref<core::Term *()> rest);
+  void collectPatternVars(ast::Pat *pat, std::vector<std::pair<llvm::StringRef, SourceRange>> &out);
+
+  // ---- matches --------------------------------------------------------------
+  struct ArmPlan {
+    CtrData *ctr;
+    const ast::Arm *arm; // null: nothing covers this constructor
+    bool viaDefault;
+  };
+  /// Resolves the arms of a match to the constructors of one type.
+  bool planMatch(llvm::ArrayRef<ast::Arm> arms, SourceRange range, std::vector<ArmPlan> &plan);
+  /// `match` encoded for the chosen ADT encoding; `armTerm(i)` gives the i-th
+  /// constructor's arm as a function of its fields.
+  core::Term *encodeMatch(core::Term *scrutinee, AdtData *adt,
+                          llvm::function_ref<core::Term *(unsigned)> armTerm, llvm::SMLoc loc);
+  core::Term *switchChain(core::Term *arg, unsigned cases, llvm::function_ref<core::Term *(unsigned)> arm,
+                          llvm::function_ref<core::Term *(llvm::StringRef)> defaultArm,
+                          llvm::StringRef predName, llvm::SMLoc loc);
+  core::Term *matchArms(llvm::StringRef bind, core::Term *scrutinee, const std::vector<ArmPlan> &plan,
+                        AdtData *adt, llvm::function_ref<core::Term *(const ast::Arm &)> body,
+                        Lift *fold, llvm::SMLoc loc);
+
+  // ---- imp statements ---------------------------------------------------------
+  struct BlockValue {
+    core::Term *term = nullptr;
+    ast::Pat *assigned = nullptr; // null: the block returns
+    bool monadic = false;         // it ends with `pat <- value`: bind, not assign
+    bool ok = true;
+  };
+  BlockValue block(ast::Block stmts, size_t index);
+  BlockValue statement(ast::Stmt *s, ast::Block stmts, size_t index);
+  BlockValue branchy(ast::Stmt *s, ast::Block stmts, size_t index,
+                     llvm::function_ref<core::Term *(llvm::function_ref<BlockValue(ast::Block)>)> build);
+  core::Term *continueWith(ast::Pat *pat, core::Term *value, ast::Block stmts, size_t index,
+                           BlockValue &out);
+  bool samePattern(ast::Pat *a, ast::Pat *b) const;
+  core::Term *wrapMapGets(size_t from, core::Term *body);
+
+  // ---- equations --------------------------------------------------------------
+  core::Term *function(ast::FunDecl *fun);
+
+  Book &book;
+  ast::AstContext synth; // nodes the desugarer makes up (`m[k] = v` targets)
+  core::Program &prog;
+  DiagnosticEngine &diags;
+  FileScope *file = nullptr;
+  std::string defName;
+  unsigned liftCount = 0;
+  unsigned freshCount = 0;
+  std::vector<Binding> scope;
+  std::vector<std::unique_ptr<Lift>> lifts;
+  llvm::StringRef withType; // inside `with Type`
+  struct MapGet {
+    llvm::StringRef var, map;
+    core::Term *key;
+    SourceRange range;
+  };
+  std::vector<MapGet> mapGets;
+public:
+  // Unscoped variables of the current definition: where each is bound and used
+  // (a body compiled into several match arms is still one occurrence).
+  struct Unscoped {
+    llvm::SmallPtrSet<const char *, 2> binders, uses;
+    SourceRange first;
+  };
+
+private:
+  llvm::StringMap<Unscoped> unscoped;
+  void checkUnscoped();
+  core::Term *clone(core::Term *t);
+  size_t cloned = 0;
+  static constexpr size_t kMaxCloned = 4'000'000;
+  static constexpr uint32_t kMaxNat = 1'000'000; // #n builds n constructor nodes
+};
+
+} // namespace bendc::frontend

@@ -1,0 +1,96 @@
+#include "frontend/Frontend.h"
+
+#include "frontend/Parse.h"
+#include "frontend/Resolve.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <pthread.h>
+
+namespace bendc::frontend {
+
+// Every phase recurses over the tree; a deep program (a 10 000-deep
+// expression, a 100 000-element list) needs more than a default stack.
+static constexpr unsigned kStackSize = 1u << 30;
+
+std::vector<std::string> applyWarningOptions(const FrontendOptions &opts, DiagnosticEngine &diags) {
+  std::vector<std::string> unknown;
+  for (const auto &[name, action] : opts.warnings) {
+    auto kinds = warningKindsNamed(name);
+    if (kinds.empty())
+      unknown.push_back(name);
+    for (DiagKind k : kinds)
+      diags.setWarningAction(k, action);
+  }
+  return unknown;
+}
+
+static FrontendResult run(llvm::SourceMgr &sm, unsigned bufferId, const FrontendOptions &opts,
+                          DiagnosticEngine &diags) {
+  FrontendResult result;
+  applyWarningOptions(opts, diags);
+  llvm::StringRef text = sm.getMemoryBuffer(bufferId)->getBuffer();
+  if (opts.emit == EmitStage::Tokens) {
+    result.emitted = parse::dumpTokens(text, sm, diags);
+    return result;
+  }
+  if (opts.emit == EmitStage::Ast) {
+    ast::AstContext ctx;
+    ast::Module module;
+    parse::parseBuffer(text, ctx, diags, module);
+    llvm::raw_string_ostream os(result.emitted);
+    ast::printModule(os, module, sm);
+    return result;
+  }
+  result.program = buildProgram(sm, bufferId, opts, diags);
+  // Core is shown only when it is complete: after an error it has holes.
+  if (opts.emit == EmitStage::Core && result.program && !diags.hasErrors()) {
+    llvm::raw_string_ostream os(result.emitted);
+    core::printProgram(os, *result.program, opts.emitBuiltins);
+  }
+  if (diags.hasErrors())
+    result.program.reset();
+  return result;
+}
+
+static void *trampoline(void *arg) {
+  (*static_cast<llvm::function_ref<void()> *>(arg))();
+  return nullptr;
+}
+
+/// Runs `fn` on a thread with a large stack; falls back to this thread.
+static void runOnLargeStack(llvm::function_ref<void()> fn) {
+  pthread_attr_t attr;
+  pthread_t thread;
+  if (pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, kStackSize) == 0 &&
+      pthread_create(&thread, &attr, trampoline, &fn) == 0) {
+    pthread_join(thread, nullptr);
+    pthread_attr_destroy(&attr);
+    return;
+  }
+  fn();
+}
+
+FrontendResult runFrontendOnBuffer(llvm::SourceMgr &sm, unsigned bufferId,
+                                   const FrontendOptions &opts, DiagnosticEngine &diags) {
+  FrontendResult result;
+  runOnLargeStack([&] { result = run(sm, bufferId, opts, diags); });
+  return result;
+}
+
+FrontendResult runFrontend(llvm::SourceMgr &sm, llvm::StringRef path, const FrontendOptions &opts,
+                           DiagnosticEngine &diags) {
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/false,
+                                                   /*RequiresNullTerminator=*/true);
+  if (!buffer) {
+    diags.report(DiagKind::FileNotReadable, llvm::SMLoc(),
+                 "cannot read '" + path.str() + "': " + buffer.getError().message());
+    return {};
+  }
+  unsigned id = sm.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  return runFrontendOnBuffer(sm, id, opts, diags);
+}
+
+} // namespace bendc::frontend

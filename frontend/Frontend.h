@@ -1,0 +1,48 @@
+// The .bend frontend's one entry: a file in, Core (or a stage dump) out.
+#pragma once
+
+#include "frontend/Diagnostic.h"
+#include "ir/Core.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace llvm {
+class SourceMgr;
+}
+
+namespace bendc::frontend {
+
+enum class EmitStage { None, Tokens, Ast, Core };
+
+struct FrontendOptions {
+  EmitStage emit = EmitStage::None;
+  core::AdtEncoding encoding = core::AdtEncoding::NumScott;
+  /// `-W/-A/-D NAME` in command-line order; later ones win.
+  std::vector<std::pair<std::string, WarningAction>> warnings;
+  bool prelude = true;       // link the builtin prelude (off in some tests)
+  bool emitBuiltins = false; // --emit=core also prints the prelude's definitions
+};
+
+struct FrontendResult {
+  std::string emitted;                  // the text for --emit, if any
+  std::unique_ptr<core::Program> program; // null when there were errors or only tokens/ast were asked
+};
+
+/// Reads `path` into `sm`, then lexes, parses, resolves and desugars it (and
+/// what it imports) to Core. Every problem goes to `diags`.
+FrontendResult runFrontend(llvm::SourceMgr &sm, llvm::StringRef path, const FrontendOptions &opts,
+                           DiagnosticEngine &diags);
+
+/// The same for a buffer already in `sm` (tests, fuzzing, benchmarks).
+FrontendResult runFrontendOnBuffer(llvm::SourceMgr &sm, unsigned bufferId,
+                                   const FrontendOptions &opts, DiagnosticEngine &diags);
+
+/// Applies `opts.warnings` to `diags`; returns the unknown names.
+std::vector<std::string> applyWarningOptions(const FrontendOptions &opts, DiagnosticEngine &diags);
+
+} // namespace bendc::frontend

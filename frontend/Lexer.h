@@ -1,0 +1,64 @@
+// The lexer: both Bend syntaxes in one token stream. Fun syntax ignores line
+// breaks; inside imp blocks (opened by a `:` that ends a line outside any
+// bracket) line breaks and indentation become NEWLINE, INDENT and DEDENT.
+#pragma once
+
+#include "frontend/Ast.h"
+#include "frontend/Diagnostic.h"
+#include "frontend/Parser.hpp"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <deque>
+
+namespace bendc::parse {
+
+class Lexer {
+public:
+  Lexer(DiagnosticEngine &diags, ast::AstContext &ctx, llvm::StringRef buffer);
+
+  /// The next token; the end of the buffer gives END forever.
+  Parser::symbol_type next();
+  /// After a syntax error: drop the rest of the current top-level item.
+  void resync(llvm::SMLoc errorAt);
+
+private:
+  Parser::symbol_type scan();
+  Parser::symbol_type lexToken();
+  void skipTrivia(bool &sawNewline);
+  void layoutAfterNewline();
+  bool colonEndsLine() const;
+  Parser::symbol_type hvmBody(const char *colon);
+  Parser::symbol_type number(const char *start, bool isSigned);
+  Parser::symbol_type quoted(const char *start, char quote);
+  Parser::symbol_type symbol(const char *start);
+  bool escape(const char *&p, uint32_t &out);
+  unsigned columnOf(const char *p) const;
+  unsigned lineIndent(const char *p) const;
+  const char *lineStartOf(const char *p) const;
+  SourceRange range(const char *b, const char *e) const {
+    return SourceRange(llvm::SMLoc::getFromPointer(b), llvm::SMLoc::getFromPointer(e));
+  }
+  void open(const char *b, const char *e);
+  void error(DiagKind kind, const char *b, const char *e, std::string msg);
+
+  DiagnosticEngine &diags;
+  ast::AstContext &ctx;
+  const char *bufStart, *cur, *limit;
+  mutable const char *scanPos, *scanLine; // line-start cache for lineStartOf
+  std::deque<Parser::symbol_type> pending;
+  llvm::SmallVector<unsigned, 8> indents; // empty: fun syntax, no layout
+  int depth = 0;                          // open brackets
+  bool openBlock = false;                 // a line ended with `:`
+  bool hvmHeader = false;                 // between `hvm` and its `:`
+  bool importLine = false;                // `as` is a keyword here
+  bool resyncPending = false;
+  const char *restartAt = nullptr; // where the next item starts after an error
+  const char *resumedAt = nullptr; // where parsing last resumed (null: the start)
+  const char *lastEnd = nullptr;   // end of the last token handed out
+  bool tooDeep = false; // stop lexing: the input is nested too deeply
+  static constexpr int kMaxDepth = 20000;
+  llvm::SmallVector<unsigned, 4> localDefs; // columns of open fun-syntax local `def`s
+};
+
+} // namespace bendc::parse

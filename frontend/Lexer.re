@@ -1,0 +1,601 @@
+// re2c source of the lexer; the C++ is generated in the build tree.
+#include "frontend/Lexer.h"
+
+#include "llvm/Support/ConvertUTF.h"
+
+
+#include <cmath>
+#include <cstdio>
+
+namespace bendc::parse {
+
+using P = Parser;
+
+Lexer::Lexer(DiagnosticEngine &diags, ast::AstContext &ctx, llvm::StringRef buffer)
+    : diags(diags), ctx(ctx), bufStart(buffer.begin()), cur(buffer.begin()), limit(buffer.end()),
+      scanPos(buffer.begin()), scanLine(buffer.begin()) {
+  const llvm::UTF8 *begin = reinterpret_cast<const llvm::UTF8 *>(buffer.begin());
+  const llvm::UTF8 *p = begin;
+  if (!llvm::isLegalUTF8String(&p, reinterpret_cast<const llvm::UTF8 *>(buffer.end()))) {
+    const char *bad = reinterpret_cast<const char *>(p);
+    error(DiagKind::InvalidUtf8, bad, bad + 1, "the file is not valid UTF-8");
+  }
+}
+
+void Lexer::error(DiagKind kind, const char *b, const char *e, std::string msg) {
+  diags.report(kind, range(b, e).toSM(), std::move(msg));
+}
+
+const char *Lexer::lineStartOf(const char *p) const {
+  // Queries mostly move forward; scanning on from the last one keeps the
+  // lexer linear even on one enormous line.
+  if (p >= scanPos) {
+    for (const char *q = scanPos; q < p; ++q)
+      if (*q == '\n')
+        scanLine = q + 1;
+    scanPos = p;
+    return scanLine;
+  }
+  const char *line = p;
+  while (line > bufStart && line[-1] != '\n')
+    --line;
+  return line;
+}
+
+unsigned Lexer::lineIndent(const char *p) const {
+  const char *line = lineStartOf(p);
+  const char *q = line;
+  while (q < p && (*q == ' ' || *q == '\t'))
+    ++q;
+  return unsigned(q - line);
+}
+
+unsigned Lexer::columnOf(const char *p) const { return unsigned(p - lineStartOf(p)); }
+
+// Whitespace and comments; reports whether a line break was crossed.
+void Lexer::skipTrivia(bool &sawNewline) {
+  for (;;) {
+    if (cur >= limit)
+      return;
+    char c = *cur;
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      ++cur;
+      continue;
+    }
+    if (c == '\n') {
+      ++cur;
+      sawNewline = true;
+      importLine = false;
+      continue;
+    }
+    if (c != '#' || (cur + 1 < limit && cur[1] >= '0' && cur[1] <= '9'))
+      return;
+    if (cur + 1 < limit && cur[1] == '{') {
+      const char *start = cur;
+      cur += 2;
+      while (cur < limit && !(cur[0] == '#' && cur + 1 < limit && cur[1] == '}'))
+        ++cur;
+      if (cur >= limit) {
+        error(DiagKind::UnterminatedComment, start, start + 2, "unterminated block comment");
+        return;
+      }
+      cur += 2;
+      continue;
+    }
+    while (cur < limit && *cur != '\n')
+      ++cur;
+  }
+}
+
+bool Lexer::colonEndsLine() const {
+  const char *p = cur;
+  while (p < limit && (*p == ' ' || *p == '\t' || *p == '\r'))
+    ++p;
+  if (p < limit && *p == '#' && !(p + 1 < limit && p[1] == '{'))
+    while (p < limit && *p != '\n')
+      ++p;
+  return p >= limit || *p == '\n';
+}
+
+// Decides NEWLINE/INDENT/DEDENT for the line that starts at `cur`.
+void Lexer::layoutAfterNewline() {
+  unsigned col = cur >= limit ? 0 : columnOf(cur);
+  // Line ends sit right after the line's last token, where an error about a
+  // missing continuation points.
+  llvm::SMLoc at = llvm::SMLoc::getFromPointer(lastEnd ? lastEnd : cur);
+  SourceRange here(at, at);
+  if (openBlock) {
+    openBlock = false;
+    if (cur < limit && col > indents.back()) {
+      indents.push_back(col);
+      pending.push_back(P::make_INDENT(here));
+      return;
+    }
+    // An empty block: the parser reports the missing statement.
+    pending.push_back(P::make_INDENT(here));
+    pending.push_back(P::make_DEDENT(here));
+  }
+  if (cur >= limit)
+    col = 0;
+  if (col > indents.back())
+    return; // a continuation line
+  pending.push_back(P::make_NEWLINE(here));
+  while (indents.size() > 1 && col < indents.back()) {
+    indents.pop_back();
+    pending.push_back(P::make_DEDENT(here));
+  }
+  if (indents.size() == 1 && col <= indents.back())
+    indents.clear(); // back to fun syntax
+}
+
+P::symbol_type Lexer::next() {
+  if (!pending.empty()) {
+    P::symbol_type t = std::move(pending.front());
+    pending.pop_front();
+    return t;
+  }
+  P::symbol_type t = scan();
+  if (t.location.end.getPointer() > lastEnd)
+    lastEnd = t.location.end.getPointer();
+  return t;
+}
+
+void Lexer::open(const char *b, const char *e) {
+  // Every later phase recurses over the tree; bound the nesting so that a
+  // hostile input gets a diagnostic instead of exhausting the stack.
+  if (++depth == kMaxDepth)
+    error(DiagKind::TooDeep, b, e,
+          "brackets nested more than " + std::to_string(kMaxDepth) + " deep");
+  if (depth >= kMaxDepth)
+    tooDeep = true;
+}
+
+void Lexer::resync(llvm::SMLoc errorAt) {
+  resyncPending = true;
+  pending.clear();
+  // An error found at the first token of a later item (say, a missing ')'
+  // noticed at the next definition's name) restarts at that item.
+  const char *e = errorAt.getPointer();
+  restartAt = nullptr;
+  if (e && e > resumedAt && e <= limit && columnOf(e) == 0 && e < cur)
+    restartAt = e;
+}
+
+P::symbol_type Lexer::scan() {
+  if (resyncPending) {
+    resyncPending = false;
+    if (restartAt)
+      cur = restartAt;
+    // Skip to the next line that starts at column 0 with something.
+    while (!restartAt && cur < limit) {
+      while (cur < limit && *cur != '\n')
+        ++cur;
+      if (cur < limit)
+        ++cur;
+      if (cur < limit && *cur != ' ' && *cur != '\t' && *cur != '\r' && *cur != '\n' && *cur != '#')
+        break;
+    }
+    indents.clear();
+    localDefs.clear();
+    depth = 0;
+    openBlock = hvmHeader = importLine = false;
+    resumedAt = cur;
+    restartAt = nullptr;
+    llvm::SMLoc at = llvm::SMLoc::getFromPointer(cur);
+    return P::make_RESYNC(SourceRange(at, at));
+  }
+  bool sawNewline = false;
+  skipTrivia(sawNewline);
+  if (!localDefs.empty() && indents.empty() && (sawNewline || cur >= limit)) {
+    unsigned col = cur >= limit ? 0 : columnOf(cur);
+    llvm::SMLoc at = llvm::SMLoc::getFromPointer(cur);
+    while (!localDefs.empty() && col <= localDefs.back()) {
+      localDefs.pop_back();
+      pending.push_back(P::make_DEF_END(SourceRange(at, at)));
+    }
+    if (!pending.empty())
+      return next();
+  }
+  bool layout = !indents.empty() && depth == 0;
+  if (layout && (sawNewline || cur >= limit)) {
+    layoutAfterNewline();
+    if (!pending.empty())
+      return next();
+  }
+  if (cur >= limit || tooDeep) {
+    llvm::SMLoc at = llvm::SMLoc::getFromPointer(cur >= limit ? limit : cur);
+    return P::make_END(SourceRange(at, at));
+  }
+  return lexToken();
+}
+
+P::symbol_type Lexer::hvmBody(const char *colon) {
+  // The body is every following line that is blank or indented.
+  const char *start = cur;
+  while (start < limit && *start != '\n')
+    ++start;
+  const char *p = start;
+  const char *end = start;
+  while (p < limit) {
+    const char *line = p + 1;
+    const char *q = line;
+    while (q < limit && (*q == ' ' || *q == '\t' || *q == '\r'))
+      ++q;
+    bool blank = q >= limit || *q == '\n';
+    if (!blank && q == line)
+      break; // column 0: the next top-level item
+    p = q;
+    while (p < limit && *p != '\n')
+      ++p;
+    if (!blank)
+      end = p;
+  }
+  cur = end;
+  (void)colon;
+  return P::make_HVM_BODY(llvm::StringRef(start, end - start).trim(), range(start, end));
+}
+
+static int digitValue(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return 99;
+}
+
+P::symbol_type Lexer::number(const char *start, bool isSigned) {
+  const char *p = start;
+  int sign = 1;
+  if (*p == '+' || *p == '-')
+    sign = *p++ == '-' ? -1 : 1;
+  unsigned radix = 10;
+  if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+    radix = 16;
+    p += 2;
+  } else if (p[0] == '0' && (p[1] == 'b' || p[1] == 'B')) {
+    radix = 2;
+    p += 2;
+  }
+  uint64_t whole = 0;
+  bool overflow = false;
+  for (; p < cur && *p != '.'; ++p) {
+    if (*p == '_')
+      continue;
+    whole = whole * radix + digitValue(*p);
+    overflow |= whole > 0xffffffffu;
+  }
+  SourceRange r = range(start, cur);
+  if (p < cur && *p == '.') {
+    double frac = 0, scale = 1;
+    for (++p; p < cur; ++p) {
+      if (*p == '_')
+        continue;
+      scale /= radix;
+      frac += digitValue(*p) * scale;
+    }
+    double v = sign * (double(whole) + frac);
+    auto n = core::Number::f24(float(v));
+    return isSigned ? P::make_SNUMBER(n, r) : P::make_NUMBER(n, r);
+  }
+  if (isSigned) {
+    int64_t v = sign * int64_t(whole);
+    if (overflow || v < -0x800000 || v > 0x7fffff)
+      error(DiagKind::NumberOutOfRange, start, cur, "number literal outside of the i24 range");
+    return P::make_SNUMBER(core::Number::i24(int32_t(v)), r);
+  }
+  if (overflow || whole >= (1u << 24))
+    error(DiagKind::NumberOutOfRange, start, cur, "number literal outside of the u24 range");
+  return P::make_NUMBER(core::Number::u24(uint32_t(whole)), r);
+}
+
+static void appendUtf8(std::string &out, uint32_t cp) {
+  char buf[4];
+  char *p = buf;
+  if (!llvm::ConvertCodePointToUTF8(cp, p)) {
+    out += "\xEF\xBF\xBD";
+    return;
+  }
+  out.append(buf, p - buf);
+}
+
+// Decodes one escape after a backslash at `p`; advances `p`.
+bool Lexer::escape(const char *&p, uint32_t &out) {
+  const char *start = p;
+  ++p; // the backslash
+  char c = p < limit ? *p++ : 0;
+  switch (c) {
+  case 'n': out = '\n'; return true;
+  case 't': out = '\t'; return true;
+  case 'r': out = '\r'; return true;
+  case '0': out = 0; return true;
+  case '\\': out = '\\'; return true;
+  case '"': out = '"'; return true;
+  case '\'': out = '\''; return true;
+  case '`': out = '`'; return true;
+  case 'x': {
+    uint32_t v = 0;
+    for (int i = 0; i < 2; ++i) {
+      int d = p < limit ? digitValue(*p) : 99;
+      if (d >= 16)
+        break;
+      v = v * 16 + d;
+      ++p;
+    }
+    out = v;
+    return true;
+  }
+  case 'u': {
+    if (p >= limit || *p != '{')
+      break;
+    ++p;
+    uint64_t v = 0;
+    int n = 0;
+    while (p < limit && digitValue(*p) < 16) {
+      v = v * 16 + digitValue(*p++);
+      ++n;
+      if (v > 0xffffff)
+        break;
+    }
+    if (p >= limit || *p != '}' || n == 0 || v > 0xffffff)
+      break;
+    ++p;
+    out = uint32_t(v);
+    return true;
+  }
+  default:
+    break;
+  }
+  error(DiagKind::InvalidEscape, start, p, "invalid escape sequence");
+  out = 0xFFFD;
+  return false;
+}
+
+// A string or char literal starting at `start` (the quote).
+P::symbol_type Lexer::quoted(const char *start, char quote) {
+  std::string text;
+  std::vector<uint32_t> cps;
+  const char *p = start + 1;
+  for (;;) {
+    if (p >= limit || *p == '\n') {
+      error(DiagKind::UnterminatedLiteral, start, p,
+            quote == '"' ? "unterminated string literal" : "unterminated character literal");
+      break;
+    }
+    if (*p == quote) {
+      ++p;
+      break;
+    }
+    uint32_t cp;
+    if (*p == '\\') {
+      escape(p, cp);
+    } else {
+      const llvm::UTF8 *s = reinterpret_cast<const llvm::UTF8 *>(p);
+      llvm::UTF32 c32 = 0;
+      unsigned len = llvm::getNumBytesForUTF8(*s);
+      if (p + len > limit ||
+          llvm::convertUTF8Sequence(&s, s + len, &c32, llvm::strictConversion) != llvm::conversionOK) {
+        c32 = 0xFFFD;
+        s = reinterpret_cast<const llvm::UTF8 *>(p + 1);
+      }
+      cp = c32;
+      p = reinterpret_cast<const char *>(s);
+    }
+    cps.push_back(cp);
+    appendUtf8(text, cp);
+  }
+  cur = p;
+  SourceRange r = range(start, cur);
+  if (quote == '"')
+    return P::make_STRING(ctx.save(text), r);
+  if (cps.size() != 1) {
+    error(DiagKind::InvalidCharLiteral, start, cur, "a character literal holds exactly one character");
+    return P::make_CHAR(0, r);
+  }
+  return P::make_CHAR(cps[0] & 0xffffff, r);
+}
+
+P::symbol_type Lexer::symbol(const char *start) {
+  const char *p = start + 1;
+  uint32_t value = 0;
+  unsigned count = 0;
+  while (p < limit && *p != '`' && *p != '\n') {
+    char c = *p;
+    int v = -1;
+    if (c >= 'A' && c <= 'Z')
+      v = c - 'A';
+    else if (c >= 'a' && c <= 'z')
+      v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9')
+      v = c - '0' + 52;
+    else if (c == '+')
+      v = 62;
+    else if (c == '/')
+      v = 63;
+    if (v < 0)
+      error(DiagKind::InvalidSymbol, p, p + 1, "a symbol holds only base64 characters");
+    value = (value << 6) | uint32_t(v < 0 ? 0 : v);
+    ++count;
+    ++p;
+  }
+  if (p >= limit || *p != '`')
+    error(DiagKind::UnterminatedLiteral, start, p, "unterminated symbol literal");
+  else
+    ++p;
+  if (count > 4)
+    error(DiagKind::InvalidSymbol, start, p, "a symbol holds at most 4 characters");
+  cur = p;
+  return P::make_SYMBOL(value & 0xffffff, range(start, cur));
+}
+
+P::symbol_type Lexer::lexToken() {
+  const char *start = cur;
+  const char *p = cur;
+  const char *m = p;
+  (void)m;
+#define TOK(Name) (cur = p, P::make_##Name(range(start, p)))
+  /*!re2c
+    re2c:define:YYCTYPE = "unsigned char";
+    re2c:define:YYCURSOR = p;
+    re2c:define:YYMARKER = m;
+    re2c:yyfill:enable = 0;
+    re2c:encoding:utf8 = 1;
+
+    dec = [0-9][0-9_]*;
+    hex = "0" [xX] [0-9a-fA-F_]+;
+    bin = "0" [bB] [01_]+;
+    num = dec ("." [0-9_]+)? | hex ("." [0-9a-fA-F_]+)? | bin ("." [01_]+)?;
+    namechar = [A-Za-z0-9_.\-/];
+    name = [A-Za-z_] namechar* | [.\-/] namechar+;
+
+    "def" {
+      cur = p;
+      // A `def` inside a fun-syntax term: its rules end at a line that is
+      // indented no further than the `def` itself.
+      if (indents.empty() && (depth > 0 || columnOf(start) > 0))
+        localDefs.push_back(columnOf(start));
+      return P::make_DEF(range(start, p));
+    }
+    // Keywords that only start top-level items are names elsewhere.
+    "type"     { if (columnOf(start) != 0) goto name; return TOK(TYPE); }
+    "object"   { if (columnOf(start) != 0) goto name; return TOK(OBJECT); }
+    "hvm" {
+      if (columnOf(start) != 0) goto name;
+      cur = p;
+      hvmHeader = depth == 0;
+      return P::make_HVM(range(start, p));
+    }
+    "from" {
+      if (columnOf(start) != 0) goto name;
+      cur = p;
+      importLine = true;
+      return P::make_FROM(range(start, p));
+    }
+    "import" {
+      if (columnOf(start) != 0 && !importLine) goto name;
+      cur = p;
+      importLine = true;
+      return P::make_IMPORT(range(start, p));
+    }
+    "lambda"   { return TOK(LAMBDA); }
+    "let"      { return TOK(LET); }
+    "use"      { return TOK(USE); }
+    "ask"      { return TOK(ASK); }
+    "match"    { return TOK(MATCH); }
+    "switch"   { return TOK(SWITCH); }
+    "fold"     { return TOK(FOLD); }
+    "bend"     { return TOK(BEND); }
+    "when"     { return TOK(WHEN); }
+    "if"       { return TOK(IF); }
+    "elif"     { return TOK(ELIF); }
+    "else"     { return TOK(ELSE); }
+    "case"     { return TOK(CASE); }
+    "return"   { return TOK(RETURN); }
+    "with"     { return TOK(WITH); }
+    "open"     { return TOK(OPEN); }
+    "for"      { return TOK(FOR); }
+    "in"       { return TOK(IN); }
+
+    "(" { open(start, p); return TOK(LPAREN); }
+    ")" { if (depth > 0) --depth; return TOK(RPAREN); }
+    "[" { open(start, p); return TOK(LBRACKET); }
+    "![" { open(start, p); return TOK(TREE_OPEN); }
+    "]" { if (depth > 0) --depth; return TOK(RBRACKET); }
+    "{" { open(start, p); return TOK(LBRACE); }
+    "}" { if (depth > 0) --depth; return TOK(RBRACE); }
+    "," { return TOK(COMMA); }
+    ";" { return TOK(SEMI); }
+    ":" {
+      cur = p;
+      SourceRange r = range(start, p);
+      if (depth == 0 && colonEndsLine()) {
+        if (hvmHeader) {
+          hvmHeader = false;
+          pending.push_back(hvmBody(start));
+          return P::make_COLON(r);
+        }
+        if (indents.empty())
+          indents.push_back(lineIndent(start));
+        openBlock = true;
+      }
+      return P::make_COLON(r);
+    }
+    "="  { return TOK(EQ); }
+    "==" { return TOK(EQEQ); }
+    "!=" { return TOK(NE); }
+    "<"  { return TOK(LT); }
+    ">"  { return TOK(GT); }
+    "<=" { return TOK(LE); }
+    ">=" { return TOK(GE); }
+    "<<" { return TOK(SHL); }
+    ">>" { return TOK(SHR); }
+    "+"  { return TOK(PLUS); }
+    "-"  { return TOK(MINUS); }
+    "*"  { return TOK(STAR); }
+    "**" { return TOK(POW); }
+    "/"  { return TOK(SLASH); }
+    "%"  { return TOK(PERCENT); }
+    "&"  { return TOK(AMP); }
+    "|"  { return TOK(PIPE); }
+    "^"  { return TOK(CARET); }
+    "!"  { return TOK(BANG); }
+    "~"  { return TOK(TILDE); }
+    "$"  { return TOK(DOLLAR); }
+    "->" { return TOK(ARROW); }
+    "<-" { return TOK(LARROW); }
+    "+=" { return TOK(PLUS_EQ); }
+    "-=" { return TOK(MINUS_EQ); }
+    "*=" { return TOK(STAR_EQ); }
+    "/=" { return TOK(SLASH_EQ); }
+    "&=" { return TOK(AMP_EQ); }
+    "|=" { return TOK(PIPE_EQ); }
+    "^=" { return TOK(CARET_EQ); }
+    "@=" { return TOK(AT_EQ); }
+    "\u03bb" | "@" { return TOK(LAMBDA); }
+
+    num { cur = p; return number(start, false); }
+    [+-] num { cur = p; return number(start, true); }
+    "#" [0-9]+ {
+      cur = p;
+      uint64_t v = 0;
+      for (const char *q = start + 1; q < p && v <= 0xffffff; ++q)
+        v = v * 10 + unsigned(*q - '0');
+      if (v > 0xffffff)
+        error(DiagKind::NumberOutOfRange, start, p, "nat literal outside of the u24 range");
+      return P::make_NAT(uint32_t(v & 0xffffff), range(start, p));
+    }
+    "\"" { return quoted(start, '"'); }
+    "'"  { return quoted(start, '\''); }
+    "`"  { return symbol(start); }
+
+    name {
+    name:
+      cur = p;
+      llvm::StringRef text(start, p - start);
+      if (importLine && text == "as")
+        return P::make_AS(range(start, p));
+      return P::make_NAME(text, range(start, p));
+    }
+
+    * {
+      // One code point at a time, so a stray multi-byte character is one error.
+      const char *q = start + 1;
+      while (q < limit && (static_cast<unsigned char>(*q) & 0xC0) == 0x80)
+        ++q;
+      cur = q;
+      unsigned char c0 = static_cast<unsigned char>(*start);
+      std::string shown(start, q);
+      if (c0 < 0x20 || c0 == 0x7F) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "\\x%02x", unsigned(c0));
+        shown = hex;
+      }
+      error(DiagKind::InvalidCharacter, start, q, "unexpected character '" + shown + "'");
+      return scan();
+    }
+  */
+#undef TOK
+}
+
+} // namespace bendc::parse

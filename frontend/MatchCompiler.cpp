@@ -1,0 +1,513 @@
+// Pattern-matching equations to Core. Columns are examined left to right:
+// a column of variables only binds; otherwise the first refutable pattern
+// decides the column's type (constructor, number, tuple, superposition) and
+// the rows are split by it, as Bend does. Rows no leaf ever picks are
+// unreachable; a split with no row left is a missing case.
+#include "frontend/Desugar.h"
+
+#include <deque>
+#include <set>
+
+namespace bendc::frontend {
+
+using namespace ast;
+using core::Term;
+using core::TermKind;
+using llvm::SMLoc;
+using llvm::StringRef;
+
+namespace {
+
+/// A pattern with names resolved: strings, lists and bare constructor names
+/// are constructors here.
+struct NPat {
+  enum Kind { Var, Ctr, Num, Tup, Sup } kind = Var;
+  StringRef name; // Var: empty for `*`
+  bool unscoped = false; // Var: `$name`
+  CtrData *ctr = nullptr;
+  core::Number num;
+  std::vector<NPat *> args;
+  SourceRange range;
+};
+
+/// How a rule's variable gets its value at the leaf.
+struct Bound {
+  StringRef name;
+  StringRef alias;          // the variable it names, or
+  CtrData *ctr = nullptr;   // a constructor rebuilt from
+  TermKind pair = TermKind::Era; // (or a tuple/sup rebuilt from)
+  std::vector<StringRef> parts;
+  SourceRange range;
+  bool unscoped = false; // `$name = alias`
+};
+
+struct Row {
+  std::vector<NPat *> pats;
+  std::vector<Bound> binds;
+  unsigned rule;
+};
+
+} // namespace
+
+class MatchCompiler {
+public:
+  MatchCompiler(Desugarer &d, FunDecl *fun) : d(d), fun(fun) {}
+
+  Term *run();
+
+private:
+  NPat *normalize(Pat *p);
+  NPat *make(NPat::Kind k, SourceRange r) {
+    store.emplace_back();
+    store.back().kind = k;
+    store.back().range = r;
+    return &store.back();
+  }
+  NPat *ctrPat(StringRef global, std::vector<NPat *> args, SourceRange r);
+  Term *compile(std::vector<StringRef> args, std::vector<Row> rows);
+  Term *leaf(Row &row);
+  Term *ctrColumn(std::vector<StringRef> &args, std::vector<Row> &rows, AdtData *adt);
+  Term *numColumn(std::vector<StringRef> &args, std::vector<Row> &rows);
+  Term *pairColumn(std::vector<StringRef> &args, std::vector<Row> &rows, NPat::Kind kind,
+                   size_t arity);
+  void missing(StringRef what);
+
+  Desugarer &d;
+  FunDecl *fun;
+  std::deque<NPat> store;
+  std::vector<bool> reached;
+  bool reportedMissing = false;
+  bool failed = false;
+  size_t leaves = 0;
+  static constexpr size_t kMaxLeaves = 100'000;
+};
+
+NPat *MatchCompiler::ctrPat(StringRef global, std::vector<NPat *> args, SourceRange r) {
+  NPat *n = make(NPat::Ctr, r);
+  auto it = d.book.ctrs.find(global);
+  if (it == d.book.ctrs.end()) {
+    d.diags.report(DiagKind::UnboundReference, r.toSM(),
+                   "constructor '" + global.str() + "' is not defined");
+    failed = true;
+    n->kind = NPat::Var;
+    return n;
+  }
+  n->ctr = it->second;
+  if (n->ctr->fields.size() != args.size()) {
+    d.diags.report(DiagKind::WrongFieldCount, r.toSM(),
+                   "constructor '" + global.str() + "' has " +
+                       std::to_string(n->ctr->fields.size()) + " field(s) but the pattern has " +
+                       std::to_string(args.size()));
+    failed = true;
+    n->kind = NPat::Var;
+    return n;
+  }
+  n->args = std::move(args);
+  return n;
+}
+
+NPat *MatchCompiler::normalize(Pat *p) {
+  using llvm::dyn_cast;
+  if (auto *v = dyn_cast<VarPat>(p)) {
+    StringRef g = v->name.empty() ? StringRef() : d.resolve(v->name);
+    if (!g.empty() && d.book.ctrs.count(g))
+      return ctrPat(d.prog.save(g), {}, p->range);
+    NPat *n = make(NPat::Var, p->range);
+    n->name = v->name;
+    return n;
+  }
+  if (auto *c = dyn_cast<CtrPat>(p)) {
+    std::vector<NPat *> args;
+    for (Pat *a : c->args)
+      args.push_back(normalize(a));
+    StringRef g = d.resolve(c->name);
+    return ctrPat(d.prog.save(g.empty() ? c->name.str() : g), std::move(args), p->range);
+  }
+  if (auto *n = dyn_cast<NumPat>(p)) {
+    NPat *r = make(NPat::Num, p->range);
+    r->num = n->value;
+    return r;
+  }
+  if (auto *s = dyn_cast<StrPat>(p)) {
+    std::vector<uint32_t> cps;
+    for (size_t i = 0; i < s->value.size();) {
+      unsigned char c = s->value[i];
+      unsigned len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+      uint32_t cp = len == 1 ? c : c & (0x3F >> (len - 1));
+      for (unsigned k = 1; k < len && i + k < s->value.size(); ++k)
+        cp = (cp << 6) | (static_cast<unsigned char>(s->value[i + k]) & 0x3F);
+      cps.push_back(cp);
+      i += len;
+    }
+    NPat *t = ctrPat("String/Nil", {}, p->range);
+    for (auto it = cps.rbegin(); it != cps.rend(); ++it) {
+      NPat *ch = make(NPat::Num, p->range);
+      ch->num = core::Number::u24(*it);
+      t = ctrPat("String/Cons", {ch, t}, p->range);
+    }
+    return t;
+  }
+  if (auto *s = dyn_cast<SeqPat>(p)) {
+    std::vector<NPat *> elems;
+    for (Pat *e : s->elems)
+      elems.push_back(normalize(e));
+    if (s->kind == NodeKind::ListPat) {
+      NPat *t = ctrPat("List/Nil", {}, p->range);
+      for (auto it = elems.rbegin(); it != elems.rend(); ++it)
+        t = ctrPat("List/Cons", {*it, t}, p->range);
+      return t;
+    }
+    NPat *r = make(s->kind == NodeKind::TupPat ? NPat::Tup : NPat::Sup, p->range);
+    r->args = std::move(elems);
+    return r;
+  }
+  if (auto *c = dyn_cast<ChnPat>(p)) {
+    // Bend accepts `f $x = ...`: the argument is bound to an unscoped name.
+    NPat *n = make(NPat::Var, p->range);
+    n->name = c->name;
+    n->unscoped = true;
+    return n;
+  }
+  d.diags.report(DiagKind::InvalidPattern, p->range.toSM(), "this pattern is not allowed in a rule");
+  failed = true;
+  return make(NPat::Var, p->range);
+}
+
+void MatchCompiler::missing(StringRef what) {
+  if (reportedMissing)
+    return;
+  reportedMissing = true;
+  d.diags.report(DiagKind::NonExhaustiveMatch, fun->nameRange.toSM(),
+                 "non-exhaustive pattern matching rules of '" + fun->name.str() + "': " + what.str());
+}
+
+Term *MatchCompiler::leaf(Row &row) {
+  const Rule &rule = fun->rules[row.rule];
+  // Rule bodies are copied into every arm that reaches them; some sets of
+  // equations multiply the arms, so their number is bounded.
+  if (++leaves > kMaxLeaves) {
+    if (leaves == kMaxLeaves + 1)
+      d.diags.report(DiagKind::TooDeep, fun->nameRange.toSM(),
+                     "the equations of '" + fun->name.str() + "' expand to too many cases");
+    return d.era(rule.range.begin);
+  }
+  reached[row.rule] = true;
+  size_t m = d.mark();
+  std::vector<std::pair<StringRef, Term *>> lets;
+  std::set<size_t> unscopedLets;
+  SMLoc loc = rule.range.begin;
+  for (const Bound &b : row.binds) {
+    if (b.unscoped) {
+      Desugarer::Unscoped &u = d.unscoped[b.name];
+      u.binders.insert(b.range.begin.getPointer());
+      if (!u.first.isValid())
+        u.first = b.range;
+      lets.emplace_back(b.name, d.var(b.alias, loc));
+      unscopedLets.insert(lets.size() - 1);
+      continue;
+    }
+    if (!b.alias.empty()) {
+      d.bindAlias(b.name, b.alias, b.range);
+      continue;
+    }
+    Term *value;
+    if (b.ctr) {
+      value = d.ref(b.ctr->name, loc);
+      for (StringRef part : b.parts)
+        value = d.app(value, d.var(part, loc), loc);
+    } else {
+      value = d.var(b.parts.back(), loc);
+      for (size_t i = b.parts.size() - 1; i-- > 0;)
+        value = d.prog.make<core::PairTerm>(b.pair, loc, d.var(b.parts[i], loc), value);
+    }
+    d.bindVar(b.name, b.range);
+    lets.emplace_back(b.name, value);
+  }
+  Term *body = d.expr(rule.body);
+  d.pop(m);
+  for (size_t i = lets.size(); i-- > 0;)
+    body = d.prog.make<core::LetTerm>(loc, d.prog.save(lets[i].first), unscopedLets.count(i) != 0,
+                                      lets[i].second, body);
+  return body;
+}
+
+Term *MatchCompiler::compile(std::vector<StringRef> args, std::vector<Row> rows) {
+  SMLoc loc = fun->range.begin;
+  if (rows.empty()) {
+    missing("a case is not covered");
+    return d.era(loc);
+  }
+  if (args.empty())
+    return leaf(rows.front());
+  NPat *first = nullptr;
+  for (Row &r : rows)
+    if (r.pats[0]->kind != NPat::Var) {
+      first = r.pats[0];
+      break;
+    }
+  if (!first) {
+    // A column of variables: bind them and move on.
+    for (Row &r : rows) {
+      NPat *p = r.pats[0];
+      if (!p->name.empty())
+        r.binds.push_back(Bound{p->name, args[0], nullptr, TermKind::Era, {}, p->range, p->unscoped});
+      r.pats.erase(r.pats.begin());
+    }
+    args.erase(args.begin());
+    return compile(std::move(args), std::move(rows));
+  }
+  switch (first->kind) {
+  case NPat::Ctr:
+    return ctrColumn(args, rows, first->ctr->adt);
+  case NPat::Num:
+    return numColumn(args, rows);
+  case NPat::Tup:
+  case NPat::Sup:
+    return pairColumn(args, rows, first->kind, first->args.size());
+  case NPat::Var:
+    break;
+  }
+  llvm_unreachable("refutable pattern expected");
+}
+
+Term *MatchCompiler::ctrColumn(std::vector<StringRef> &args, std::vector<Row> &rows, AdtData *adt) {
+  SMLoc loc = fun->range.begin;
+  StringRef arg = args[0];
+  std::vector<StringRef> rest(args.begin() + 1, args.end());
+  for (Row &r : rows) {
+    NPat *p = r.pats[0];
+    if (p->kind != NPat::Var && (p->kind != NPat::Ctr || p->ctr->adt != adt)) {
+      d.diags.report(DiagKind::InvalidPattern, p->range.toSM(),
+                     "this pattern does not match type '" + adt->name + "' of its column");
+      failed = true;
+      p->kind = NPat::Var;
+      p->name = {};
+    }
+  }
+  Term *scrut = d.var(arg, loc);
+  return d.encodeMatch(scrut, adt, [&](unsigned i) -> Term * {
+    CtrData *ctr = adt->ctrs[i];
+    std::vector<StringRef> fields;
+    for (const std::string &f : ctr->fields)
+      fields.push_back(d.fresh(f));
+    std::vector<Row> sub;
+    for (const Row &r : rows) {
+      NPat *p = r.pats[0];
+      if (p->kind == NPat::Ctr && p->ctr != ctr)
+        continue;
+      Row nr;
+      nr.rule = r.rule;
+      nr.binds = r.binds;
+      if (p->kind == NPat::Ctr) {
+        nr.pats = p->args;
+      } else {
+        for (size_t k = 0; k < fields.size(); ++k)
+          nr.pats.push_back(make(NPat::Var, p->range));
+        if (!p->name.empty())
+          nr.binds.push_back(Bound{p->name, {}, ctr, TermKind::Era, fields, p->range});
+      }
+      nr.pats.insert(nr.pats.end(), r.pats.begin() + 1, r.pats.end());
+      sub.push_back(std::move(nr));
+    }
+    std::vector<StringRef> subArgs = fields;
+    subArgs.insert(subArgs.end(), rest.begin(), rest.end());
+    size_t m = d.mark();
+    for (StringRef f : fields)
+      d.bindVar(f, fun->range);
+    Term *t = sub.empty() ? (missing("constructor '" + ctr->name + "' is not covered"), d.era(loc))
+                          : compile(subArgs, std::move(sub));
+    d.pop(m);
+    for (auto it = fields.rbegin(); it != fields.rend(); ++it)
+      t = d.lam(*it, t, loc);
+    return t;
+  }, loc);
+}
+
+static bool sameNumber(core::Number a, core::Number b) {
+  return a.kind == b.kind && a.bits == b.bits;
+}
+
+Term *MatchCompiler::numColumn(std::vector<StringRef> &args, std::vector<Row> &rows) {
+  SMLoc loc = fun->range.begin;
+  StringRef arg = args[0];
+  std::vector<StringRef> rest(args.begin() + 1, args.end());
+  std::vector<core::Number> values;
+  for (Row &r : rows) {
+    NPat *p = r.pats[0];
+    if (p->kind == NPat::Num) {
+      bool seen = false;
+      for (core::Number v : values)
+        seen |= sameNumber(v, p->num);
+      if (!seen)
+        values.push_back(p->num);
+    } else if (p->kind != NPat::Var) {
+      d.diags.report(DiagKind::InvalidPattern, p->range.toSM(),
+                     "this pattern does not match the numbers of its column");
+      failed = true;
+      p->kind = NPat::Var;
+      p->name = {};
+    }
+  }
+  auto rowsFor = [&](const core::Number *value) {
+    std::vector<Row> sub;
+    for (const Row &r : rows) {
+      NPat *p = r.pats[0];
+      if (p->kind == NPat::Num && (!value || !sameNumber(p->num, *value)))
+        continue;
+      Row nr;
+      nr.rule = r.rule;
+      nr.binds = r.binds;
+      if (p->kind == NPat::Var && !p->name.empty())
+        nr.binds.push_back(Bound{p->name, arg, nullptr, TermKind::Era, {}, p->range});
+      nr.pats.assign(r.pats.begin() + 1, r.pats.end());
+      sub.push_back(std::move(nr));
+    }
+    return sub;
+  };
+  std::vector<Row> defaults = rowsFor(nullptr);
+  Term *t;
+  if (defaults.empty()) {
+    missing("the default case of a number is not covered");
+    t = d.era(loc);
+  } else {
+    t = compile(rest, std::move(defaults));
+  }
+  for (auto it = values.rbegin(); it != values.rend(); ++it) {
+    Term *hit = compile(rest, rowsFor(&*it));
+    Term *test = d.prog.make<core::OprTerm>(loc, core::Op::Eq, d.var(arg, loc),
+                                            d.prog.make<core::NumTerm>(loc, *it));
+    t = d.prog.make<core::SwiTerm>(loc, test, t, d.lam("", hit, loc));
+  }
+  return t;
+}
+
+Term *MatchCompiler::pairColumn(std::vector<StringRef> &args, std::vector<Row> &rows,
+                                NPat::Kind kind, size_t arity) {
+  SMLoc loc = fun->range.begin;
+  StringRef arg = args[0];
+  std::vector<StringRef> parts;
+  for (size_t i = 0; i < arity; ++i)
+    parts.push_back(d.fresh(kind == NPat::Tup ? "tup" : "sup"));
+  TermKind pairKind = kind == NPat::Tup ? TermKind::Tup : TermKind::Sup;
+  std::vector<Row> sub;
+  for (const Row &r : rows) {
+    NPat *p = r.pats[0];
+    Row nr;
+    nr.rule = r.rule;
+    nr.binds = r.binds;
+    if (p->kind == kind && p->args.size() == arity) {
+      nr.pats = p->args;
+    } else {
+      if (p->kind != NPat::Var) {
+        d.diags.report(DiagKind::InvalidPattern, p->range.toSM(),
+                       "this pattern does not match the others of its column");
+        failed = true;
+      }
+      for (size_t k = 0; k < arity; ++k)
+        nr.pats.push_back(make(NPat::Var, p->range));
+      if (p->kind == NPat::Var && !p->name.empty())
+        nr.binds.push_back(Bound{p->name, {}, nullptr, pairKind, parts, p->range});
+    }
+    nr.pats.insert(nr.pats.end(), r.pats.begin() + 1, r.pats.end());
+    sub.push_back(std::move(nr));
+  }
+  std::vector<StringRef> subArgs = parts;
+  subArgs.insert(subArgs.end(), args.begin() + 1, args.end());
+  size_t m = d.mark();
+  for (StringRef p : parts)
+    d.bindVar(p, fun->range);
+  Term *body = compile(subArgs, std::move(sub));
+  d.pop(m);
+  // (a, b, c) is (a, (b, c)): unpack one pair at a time.
+  TermKind letKind = kind == NPat::Tup ? TermKind::LetTup : TermKind::Dup;
+  std::vector<StringRef> rests;
+  for (size_t i = 0; i + 2 < arity; ++i)
+    rests.push_back(d.fresh("rest"));
+  for (size_t i = arity - 1; i-- > 0;) {
+    StringRef value = i == 0 ? arg : rests[i - 1];
+    StringRef second = i + 2 == arity ? parts[i + 1] : rests[i];
+    body = d.prog.make<core::LetPairTerm>(letKind, loc, parts[i], second, d.var(value, loc), body);
+  }
+  return body;
+}
+
+Term *MatchCompiler::run() {
+  SMLoc loc = fun->range.begin;
+  if (fun->rules.empty()) {
+    d.diags.report(DiagKind::SyntaxError, fun->nameRange.toSM(),
+                   ("'" + fun->name + "' has a type signature but no rules").str());
+    return d.era(loc);
+  }
+  size_t arity = fun->rules[0].pats.size();
+  for (const Rule &r : fun->rules)
+    if (r.pats.size() != arity) {
+      d.diags.report(DiagKind::InvalidPattern, r.range.toSM(),
+                     "all rules of '" + fun->name.str() + "' must have the same number of patterns");
+      return d.era(loc);
+    }
+  std::vector<Row> rows;
+  for (unsigned i = 0; i < fun->rules.size(); ++i) {
+    Row r;
+    r.rule = i;
+    std::vector<std::pair<StringRef, SourceRange>> names;
+    for (Pat *p : fun->rules[i].pats) {
+      d.collectPatternVars(p, names);
+      r.pats.push_back(normalize(p));
+    }
+    for (size_t a = 0; a < names.size(); ++a)
+      for (size_t b = 0; b < a; ++b)
+        if (names[a].first == names[b].first && !d.book.ctrs.count(d.resolve(names[a].first)))
+          d.diags.report(DiagKind::RepeatedBind, names[a].second.toSM(),
+                         ("'" + names[a].first + "' is bound twice in this rule").str());
+    rows.push_back(std::move(r));
+  }
+  if (failed)
+    return d.era(loc);
+  // Parameters keep their names when every rule binds the same plain variable.
+  std::vector<StringRef> args;
+  for (size_t c = 0; c < arity; ++c) {
+    StringRef common;
+    bool same = true;
+    for (const Row &r : rows) {
+      NPat *p = r.pats[c];
+      if (p->kind != NPat::Var || p->name.empty() || (!common.empty() && common != p->name))
+        same = false;
+      else
+        common = p->name;
+    }
+    args.push_back(same && !common.empty() ? common : d.fresh("arg"));
+  }
+  reached.assign(fun->rules.size(), false);
+  size_t m = d.mark();
+  for (StringRef a : args)
+    d.bindVar(a, fun->range);
+  Term *body = compile(args, std::move(rows));
+  d.pop(m);
+  for (auto it = args.rbegin(); it != args.rend(); ++it)
+    body = d.lam(*it, body, loc);
+  for (unsigned i = 0; i < reached.size(); ++i)
+    if (!reached[i] && !reportedMissing)
+      d.diags.report(DiagKind::UnreachableCase, fun->rules[i].range.toSM(),
+                     "this rule of '" + fun->name.str() + "' is never reached");
+  return body;
+}
+
+core::Term *Desugarer::function(FunDecl *f) {
+  SMLoc loc = f->range.begin;
+  if (!f->imp)
+    return MatchCompiler(*this, f).run();
+  size_t m = mark();
+  for (const Param &p : f->params)
+    bindVar(p.name, p.range, true);
+  BlockValue v = block(f->body, 0);
+  pop(m);
+  if (v.assigned || !v.ok)
+    diags.report(DiagKind::MissingReturn, f->nameRange.toSM(),
+                 "function '" + f->name.str() + "' must end with a 'return' in every branch");
+  Term *body = v.term;
+  for (auto it = f->params.rbegin(); it != f->params.rend(); ++it)
+    body = lam(it->name, body, loc);
+  return body;
+}
+
+} // namespace bendc::frontend

@@ -1,0 +1,71 @@
+#include "frontend/Parse.h"
+
+#include "frontend/Lexer.h"
+#include "frontend/ParseContext.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace bendc::parse {
+
+void parseBuffer(llvm::StringRef buffer, ast::AstContext &ctx, DiagnosticEngine &diags,
+                 ast::Module &module) {
+  Lexer lexer(diags, ctx, buffer);
+  ParseContext pc(ctx, diags, module);
+  Parser parser(lexer, pc);
+  parser.parse();
+  pc.flush();
+}
+
+/// The value a literal token decodes to, after ` = `.
+static void printValue(llvm::raw_ostream &os, const Parser::symbol_type &tok) {
+  using K = Parser::symbol_kind;
+  switch (tok.kind()) {
+  case K::S_NUMBER:
+  case K::S_SNUMBER: {
+    core::Number n = tok.value.as<core::Number>();
+    os << " = ";
+    if (n.kind == core::NumKind::F24)
+      os << llvm::format("%g", n.asFloat()) << " f24";
+    else if (n.kind == core::NumKind::I24)
+      os << n.asInt() << " i24";
+    else
+      os << n.bits << " u24";
+    return;
+  }
+  case K::S_CHAR:
+  case K::S_SYMBOL:
+  case K::S_NAT:
+    os << " = " << tok.value.as<uint32_t>();
+    return;
+  case K::S_STRING:
+    os << " = ";
+    os.write_escaped(tok.value.as<llvm::StringRef>(), /*UseHexEscapes=*/true);
+    return;
+  default:
+    return;
+  }
+}
+
+std::string dumpTokens(llvm::StringRef buffer, const llvm::SourceMgr &sm, DiagnosticEngine &diags) {
+  ast::AstContext ctx;
+  Lexer lexer(diags, ctx, buffer);
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  for (;;) {
+    Parser::symbol_type tok = lexer.next();
+    auto lc = sm.getLineAndColumn(tok.location.begin);
+    os << lc.first << ':' << lc.second << ' ' << Parser::symbol_name(tok.kind());
+    const char *b = tok.location.begin.getPointer();
+    const char *e = tok.location.end.getPointer();
+    if (e > b)
+      os << ' ' << llvm::StringRef(b, e - b).take_front(60);
+    printValue(os, tok);
+    os << '\n';
+    if (tok.kind() == Parser::symbol_kind::S_YYEOF)
+      break;
+  }
+  return out;
+}
+
+} // namespace bendc::parse

@@ -1,0 +1,19 @@
+// Lexing and parsing of one .bend buffer.
+#pragma once
+
+#include "frontend/Ast.h"
+#include "frontend/Diagnostic.h"
+
+#include <string>
+
+namespace bendc::parse {
+
+/// Parses `buffer` (NUL-terminated, owned by a SourceMgr) into `module`.
+/// Syntax errors are reported and parsing resumes at the next definition.
+void parseBuffer(llvm::StringRef buffer, ast::AstContext &ctx, DiagnosticEngine &diags,
+                 ast::Module &module);
+
+/// One token per line: `line:col kind text`, for `--emit=tokens`.
+std::string dumpTokens(llvm::StringRef buffer, const llvm::SourceMgr &sm, DiagnosticEngine &diags);
+
+} // namespace bendc::parse

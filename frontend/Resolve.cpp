@@ -1,0 +1,506 @@
+// Loading, imports and the book of definitions; then desugaring to Core and
+// the whole-program checks (entry point, unused definitions).
+#include "frontend/Resolve.h"
+
+#include "frontend/Desugar.h"
+#include "frontend/Parse.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <algorithm>
+
+namespace bendc::frontend {
+
+llvm::StringRef preludeText();
+
+using namespace ast;
+using llvm::StringRef;
+
+namespace {
+
+std::string qualify(StringRef prefix, StringRef name) {
+  return prefix.empty() ? name.str() : (prefix + "/" + name).str();
+}
+
+bool forbidden(StringRef name) { return name.contains("__") || name.startswith("//"); }
+
+std::string forbiddenMessage(StringRef name) {
+  return ("'" + name + "' is not a valid name: names cannot contain '__' or start with '//'").str();
+}
+
+/// `path` relative to the folder `from`, with `..` where needed.
+std::string relativePath(StringRef path, StringRef from) {
+  llvm::SmallString<256> a(path), b(from);
+  llvm::sys::fs::make_absolute(a);
+  llvm::sys::fs::make_absolute(b);
+  llvm::sys::path::remove_dots(a, true);
+  llvm::sys::path::remove_dots(b, true);
+  llvm::SmallVector<StringRef, 16> pa, pb;
+  for (auto it = llvm::sys::path::begin(a), e = llvm::sys::path::end(a); it != e; ++it)
+    pa.push_back(*it);
+  for (auto it = llvm::sys::path::begin(b), e = llvm::sys::path::end(b); it != e; ++it)
+    pb.push_back(*it);
+  size_t common = 0;
+  while (common < pa.size() && common < pb.size() && pa[common] == pb[common])
+    ++common;
+  std::string out;
+  for (size_t i = common; i < pb.size(); ++i)
+    out += "../";
+  for (size_t i = common; i < pa.size(); ++i)
+    out += (pa[i] + (i + 1 < pa.size() ? "/" : "")).str();
+  return out;
+}
+
+class Loader {
+public:
+  Loader(llvm::SourceMgr &sm, DiagnosticEngine &diags, Book &book)
+      : sm(sm), diags(diags), book(book) {}
+
+  FileScope *addBuffer(unsigned id, StringRef prefix, bool builtin);
+  void registerAll();
+  std::vector<std::unique_ptr<FileScope>> files;
+  std::string mainDir;
+
+private:
+  void computeLocals(FileScope &f);
+  void processImports(FileScope &f);
+  void importOne(FileScope &into, ImportDecl *imp);
+  FileScope *load(StringRef path, SourceRange at);
+  void bindImport(FileScope &into, const std::string &name, const std::string &global,
+                  SourceRange at);
+  void bindName(FileScope &into, FileScope &from, StringRef name, StringRef as, SourceRange at);
+  void bindFile(FileScope &into, FileScope &from, StringRef stem, StringRef as, SourceRange at);
+  bool hasLocal(const FileScope &f, StringRef name) const;
+  void registerFile(FileScope &f);
+  void defineName(const std::string &global, SourceRange range, bool builtin, bool isCtr);
+
+  llvm::SourceMgr &sm;
+  DiagnosticEngine &diags;
+  Book &book;
+  ast::AstContext ctx;
+  llvm::StringMap<FileScope *> byPath;
+  std::vector<std::string> loading; // files being loaded, for cycles
+  llvm::StringMap<SourceRange> firstDefinition;
+  llvm::StringSet<> ctrNames;
+};
+
+void Loader::computeLocals(FileScope &f) {
+  for (Decl *d : f.module.decls) {
+    if (auto *fun = llvm::dyn_cast<FunDecl>(d))
+      f.locals.push_back(fun->name.str());
+    else if (auto *h = llvm::dyn_cast<HvmDecl>(d))
+      f.locals.push_back(h->name.str());
+    else if (auto *t = llvm::dyn_cast<TypeDecl>(d)) {
+      f.locals.push_back(t->name.str());
+      for (const CtrDef &c : t->ctrs)
+        if (!t->object)
+          f.locals.push_back((t->name + "/" + c.name).str());
+    }
+  }
+  for (const std::string &l : f.locals)
+    f.names[l] = qualify(f.prefix, l);
+}
+
+FileScope *Loader::addBuffer(unsigned id, StringRef prefix, bool builtin) {
+  files.push_back(std::make_unique<FileScope>());
+  FileScope &f = *files.back();
+  f.prefix = prefix.str();
+  f.builtin = builtin;
+  StringRef ident = sm.getMemoryBuffer(id)->getBufferIdentifier();
+  f.dir = llvm::sys::path::parent_path(ident).str();
+  parse::parseBuffer(sm.getMemoryBuffer(id)->getBuffer(), ctx, diags, f.module);
+  computeLocals(f);
+  byPath[ident] = &f;
+  loading.push_back(ident.str());
+  processImports(f);
+  loading.pop_back();
+  return &f;
+}
+
+FileScope *Loader::load(StringRef path, SourceRange at) {
+  if (llvm::find(loading, path.str()) != loading.end()) {
+    diags.report(DiagKind::ImportCycle, at.toSM(), "import cycle: '" + path.str() + "' imports itself");
+    return nullptr;
+  }
+  auto it = byPath.find(path);
+  if (it != byPath.end())
+    return it->second;
+  auto buf = llvm::MemoryBuffer::getFile(path, false, true);
+  if (!buf) {
+    diags.report(DiagKind::ImportNotFound, at.toSM(), "cannot read '" + path.str() + "'");
+    return nullptr;
+  }
+  unsigned id = sm.AddNewSourceBuffer(std::move(*buf), at.begin);
+  // Names in an imported file are prefixed with its path from the main
+  // folder, whatever the current directory is.
+  std::string rel = relativePath(path, mainDir);
+  StringRef prefix = rel;
+  prefix.consume_back(".bend");
+  // Outside the main folder the `../` steps carry no meaning in a name.
+  while (prefix.consume_front("../"))
+    ;
+  return addBuffer(id, prefix, false);
+}
+
+bool Loader::hasLocal(const FileScope &f, StringRef name) const {
+  for (const std::string &l : f.locals)
+    if (l == name || StringRef(l).startswith((name + "/").str()))
+      return true;
+  return false;
+}
+
+void Loader::bindImport(FileScope &into, const std::string &name, const std::string &global,
+                        SourceRange at) {
+  auto [it, fresh] = into.imported.try_emplace(name, global);
+  if (!fresh && it->second != global) {
+    // The later import wins, as in Bend.
+    diags.report(DiagKind::ImportShadow, at.toSM(),
+                 "the import '" + global + "' shadows the imported name '" + it->second + "'");
+    it->second = global;
+  }
+  into.names[name] = global;
+}
+
+void Loader::bindName(FileScope &into, FileScope &from, StringRef name, StringRef as,
+                      SourceRange at) {
+  for (const std::string &l : from.locals) {
+    if (l == name)
+      bindImport(into, as.str(), qualify(from.prefix, l), at);
+    else if (StringRef(l).startswith((name + "/").str()))
+      bindImport(into, (as + StringRef(l).drop_front(name.size())).str(), qualify(from.prefix, l),
+                 at);
+  }
+}
+
+void Loader::bindFile(FileScope &into, FileScope &from, StringRef stem, StringRef as,
+                      SourceRange at) {
+  for (const std::string &l : from.locals) {
+    bindImport(into, (as + "/" + l).str(), qualify(from.prefix, l), at);
+    if (l == stem)
+      bindImport(into, as.str(), qualify(from.prefix, l), at);
+  }
+}
+
+static bool isFile(const std::string &p) { return llvm::sys::fs::is_regular_file(p); }
+static bool isDir(const std::string &p) { return llvm::sys::fs::is_directory(p); }
+
+void Loader::importOne(FileScope &into, ImportDecl *imp) {
+  StringRef p = imp->path;
+  llvm::SmallString<256> base;
+  if (p.startswith("./") || p.startswith("../"))
+    base = into.dir;
+  else
+    base = mainDir;
+  llvm::sys::path::append(base, p);
+  llvm::sys::path::remove_dots(base, /*remove_dot_dot=*/true);
+  std::string file = (base + ".bend").str();
+  std::string dir = base.str().str();
+  auto notFound = [&](const std::string &what) {
+    diags.report(DiagKind::ImportNotFound, imp->range.toSM(), "cannot import " + what);
+  };
+  if (!imp->from) {
+    StringRef last = llvm::sys::path::filename(dir);
+    StringRef as = imp->alias.empty() ? last : imp->alias;
+    if (isFile(file)) {
+      if (FileScope *f = load(file, imp->pathRange))
+        bindFile(into, *f, last, as, imp->range);
+      return;
+    }
+    std::string parent = (llvm::sys::path::parent_path(dir) + ".bend").str();
+    if (isFile(parent)) {
+      FileScope *f = load(parent, imp->pathRange);
+      if (f && hasLocal(*f, last)) {
+        bindName(into, *f, last, as, imp->range);
+        return;
+      }
+    }
+    return notFound("'" + p.str() + "': no such file or definition");
+  }
+  if (imp->star) {
+    bool any = false;
+    if (isFile(file)) {
+      any = true;
+      if (FileScope *f = load(file, imp->pathRange))
+        for (const std::string &l : f->locals)
+          bindImport(into, l, qualify(f->prefix, l), imp->range);
+    }
+    if (isDir(dir)) {
+      std::error_code ec;
+      std::vector<std::string> entries;
+      for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec))
+        if (StringRef(it->path()).endswith(".bend"))
+          entries.push_back(it->path());
+      std::sort(entries.begin(), entries.end());
+      for (const std::string &e : entries) {
+        any = true;
+        StringRef stem = llvm::sys::path::stem(e);
+        if (FileScope *f = load(e, imp->pathRange))
+          bindFile(into, *f, stem, stem, imp->range);
+      }
+    }
+    if (!any)
+      notFound("from '" + p.str() + "': no such file or folder");
+    return;
+  }
+  for (const ImportItem &item : imp->items) {
+    StringRef as = item.alias.empty() ? item.name : item.alias;
+    if (isFile(file)) {
+      FileScope *f = load(file, imp->pathRange);
+      if (!f)
+        continue;
+      if (hasLocal(*f, item.name)) {
+        bindName(into, *f, item.name, as, item.range);
+        continue;
+      }
+    }
+    std::string sub = (dir + "/" + item.name + ".bend").str();
+    if (isFile(sub)) {
+      if (FileScope *f = load(sub, item.range))
+        bindFile(into, *f, item.name, as, item.range);
+      continue;
+    }
+    diags.report(DiagKind::ImportNotFound, item.range.toSM(),
+                 "cannot import '" + item.name.str() + "' from '" + p.str() + "'");
+  }
+}
+
+void Loader::processImports(FileScope &f) {
+  for (Decl *d : f.module.decls)
+    if (auto *imp = llvm::dyn_cast<ImportDecl>(d))
+      importOne(f, imp);
+}
+
+void Loader::defineName(const std::string &global, SourceRange range, bool builtin, bool isCtr) {
+  auto [it, fresh] = firstDefinition.try_emplace(global, range);
+  if (fresh) {
+    if (isCtr)
+      ctrNames.insert(global);
+    return;
+  }
+  (void)builtin;
+  // A clash with a constructor, either way round, is about constructors.
+  isCtr |= ctrNames.count(global) != 0;
+  std::string what = isCtr ? "constructor" : "definition";
+  Diagnostic &d = diags.report(isCtr ? DiagKind::DuplicateConstructor : DiagKind::DuplicateDefinition,
+                               range.toSM(), "redefinition of " + what + " '" + global + "'");
+  if (it->second.isValid())
+    d.notes.push_back(DiagNote{it->second.toSM(), "first defined here"});
+  else
+    d.notes.push_back(DiagNote{llvm::SMRange(), "'" + global + "' is a builtin"});
+}
+
+void Loader::registerFile(FileScope &f) {
+  for (Decl *d : f.module.decls) {
+    if (auto *fun = llvm::dyn_cast<FunDecl>(d)) {
+      if (forbidden(fun->name))
+        diags.report(DiagKind::ForbiddenName, fun->nameRange.toSM(),
+                     forbiddenMessage(fun->name));
+      std::string g = qualify(f.prefix, fun->name);
+      defineName(g, f.builtin ? SourceRange() : fun->nameRange, f.builtin, false);
+      if (book.defs.count(g) || book.ctrs.count(g))
+        continue;
+      book.defs[g] = DefData{g, fun, nullptr, &f, f.builtin};
+      book.defOrder.push_back(g);
+      if (fun->imp) {
+        std::vector<std::string> names;
+        for (const Param &p : fun->params)
+          names.push_back(p.name.str());
+        book.paramNames[g] = names;
+      }
+      continue;
+    }
+    if (auto *h = llvm::dyn_cast<HvmDecl>(d)) {
+      std::string g = qualify(f.prefix, h->name);
+      defineName(g, f.builtin ? SourceRange() : h->range, f.builtin, false);
+      if (book.defs.count(g))
+        continue;
+      book.defs[g] = DefData{g, nullptr, h, &f, f.builtin};
+      book.defOrder.push_back(g);
+      continue;
+    }
+    auto *t = llvm::dyn_cast<TypeDecl>(d);
+    if (!t)
+      continue;
+    if (forbidden(t->name))
+      diags.report(DiagKind::ForbiddenName, t->nameRange.toSM(),
+                   forbiddenMessage(t->name));
+    std::string g = qualify(f.prefix, t->name);
+    if (book.adts.count(g)) {
+      Diagnostic &dg = diags.report(DiagKind::DuplicateDefinition, t->nameRange.toSM(),
+                                    "redefinition of type '" + g + "'");
+      if (book.adts[g]->range.isValid())
+        dg.notes.push_back(DiagNote{book.adts[g]->range.toSM(), "first defined here"});
+      continue;
+    }
+    book.adtStore.emplace_back();
+    AdtData &adt = book.adtStore.back();
+    adt.name = g;
+    adt.range = f.builtin ? SourceRange() : t->nameRange;
+    adt.builtin = f.builtin;
+    book.adts[g] = &adt;
+    for (const CtrDef &c : t->ctrs) {
+      std::string cg = t->object ? g : g + "/" + c.name.str();
+      if (forbidden(c.name))
+        diags.report(DiagKind::ForbiddenName, c.range.toSM(),
+                     forbiddenMessage(c.name));
+      bool taken = book.ctrs.count(cg) || book.defs.count(cg);
+      defineName(cg, f.builtin ? SourceRange() : c.range, f.builtin, true);
+      if (taken)
+        continue;
+      book.ctrStore.emplace_back();
+      CtrData &ctr = book.ctrStore.back();
+      ctr.name = cg;
+      ctr.adt = &adt;
+      ctr.index = unsigned(adt.ctrs.size());
+      ctr.range = c.range;
+      for (const Field &fl : c.fields) {
+        if (llvm::find(ctr.fields, fl.name.str()) != ctr.fields.end())
+          diags.report(DiagKind::DuplicateField, fl.range.toSM(),
+                       "constructor '" + cg + "' has two fields named '" + fl.name.str() + "'");
+        ctr.fields.push_back(fl.name.str());
+        ctr.recursive.push_back(fl.recursive);
+      }
+      adt.ctrs.push_back(&ctr);
+      book.ctrs[cg] = &ctr;
+    }
+  }
+}
+
+void Loader::registerAll() {
+  // The prelude first, so user definitions that clash with it are the ones
+  // reported.
+  for (auto &f : files)
+    if (f->builtin)
+      registerFile(*f);
+  for (auto &f : files)
+    if (!f->builtin)
+      registerFile(*f);
+}
+
+/// Definitions `from` refers to, through an explicit stack (terms are deep).
+void collectRefs(const core::Term *root, llvm::SmallVectorImpl<llvm::StringRef> &out) {
+  llvm::SmallVector<const core::Term *, 64> stack{root};
+  while (!stack.empty()) {
+    const core::Term *t = stack.pop_back_val();
+    using llvm::cast;
+    switch (t->kind) {
+    case core::TermKind::Ref: out.push_back(cast<core::RefTerm>(t)->name); break;
+    case core::TermKind::Lam: stack.push_back(cast<core::LamTerm>(t)->body); break;
+    case core::TermKind::App:
+      stack.push_back(cast<core::AppTerm>(t)->fun);
+      stack.push_back(cast<core::AppTerm>(t)->arg);
+      break;
+    case core::TermKind::Let:
+      stack.push_back(cast<core::LetTerm>(t)->value);
+      stack.push_back(cast<core::LetTerm>(t)->body);
+      break;
+    case core::TermKind::LetTup:
+    case core::TermKind::Dup:
+      stack.push_back(cast<core::LetPairTerm>(t)->value);
+      stack.push_back(cast<core::LetPairTerm>(t)->body);
+      break;
+    case core::TermKind::Sup:
+    case core::TermKind::Tup:
+      stack.push_back(cast<core::PairTerm>(t)->first);
+      stack.push_back(cast<core::PairTerm>(t)->second);
+      break;
+    case core::TermKind::Opr:
+      stack.push_back(cast<core::OprTerm>(t)->lhs);
+      stack.push_back(cast<core::OprTerm>(t)->rhs);
+      break;
+    case core::TermKind::Swi:
+      stack.push_back(cast<core::SwiTerm>(t)->arg);
+      stack.push_back(cast<core::SwiTerm>(t)->zero);
+      stack.push_back(cast<core::SwiTerm>(t)->succ);
+      break;
+    default: break;
+    }
+  }
+}
+
+void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
+                  DiagnosticEngine &diags) {
+  llvm::StringRef entry;
+  for (const char *candidate : {"main", "Main"})
+    if (book.defs.count(candidate) && book.defs[candidate].file == &mainFile) {
+      entry = candidate;
+      break;
+    }
+  if (entry.empty()) {
+    diags.report(DiagKind::MissingMain, llvm::SMLoc(), "the program has no 'main' definition");
+    return;
+  }
+  if (book.defs.count("main") && book.defs.count("Main") && book.defs["main"].file == &mainFile &&
+      book.defs["Main"].file == &mainFile) {
+    diags.report(DiagKind::DuplicateDefinition,
+                 book.defs["Main"].fun ? book.defs["Main"].fun->nameRange.toSM() : llvm::SMRange(),
+                 "the program has both 'main' and 'Main' definitions");
+    return;
+  }
+  prog.entry = prog.save(entry);
+  // One walk per definition gives both checks what they need.
+  llvm::StringMap<llvm::SmallVector<llvm::StringRef, 8>> refsOf;
+  for (const core::Definition &d : prog.defs) {
+    auto &refs = refsOf[d.name];
+    collectRefs(d.body, refs);
+    if (llvm::is_contained(refs, entry)) {
+      diags.report(DiagKind::MainReferenced, d.loc,
+                   "'" + entry.str() + "' cannot be referenced inside the program (in '" +
+                       d.name.str() + "')");
+      return;
+    }
+  }
+  // Reachability from the entry point.
+  llvm::StringSet<> seen;
+  llvm::SmallVector<llvm::StringRef, 64> work{entry};
+  seen.insert(entry);
+  while (!work.empty()) {
+    llvm::StringRef n = work.pop_back_val();
+    auto it = refsOf.find(n);
+    if (it == refsOf.end())
+      continue;
+    for (llvm::StringRef r : it->second)
+      if (seen.insert(r).second)
+        work.push_back(r);
+  }
+  for (const std::string &name : book.defOrder) {
+    const DefData &d = book.defs[name];
+    if (d.builtin || !d.fun || seen.count(name) || d.file != &mainFile)
+      continue;
+    diags.report(DiagKind::UnusedDefinition, d.fun->nameRange.toSM(),
+                 "definition '" + name + "' is never used");
+  }
+}
+
+} // namespace
+
+std::unique_ptr<core::Program> buildProgram(llvm::SourceMgr &sm, unsigned mainBuffer,
+                                            const FrontendOptions &opts, DiagnosticEngine &diags) {
+  auto prog = std::make_unique<core::Program>();
+  prog->encoding = opts.encoding;
+  Book book;
+  Loader loader(sm, diags, book);
+  StringRef ident = sm.getMemoryBuffer(mainBuffer)->getBufferIdentifier();
+  loader.mainDir = llvm::sys::path::parent_path(ident).str();
+  if (opts.prelude) {
+    auto buf = llvm::MemoryBuffer::getMemBuffer(preludeText(), "<builtins>", true);
+    unsigned id = sm.AddNewSourceBuffer(std::move(buf), llvm::SMLoc());
+    loader.addBuffer(id, "", true);
+  }
+  FileScope *mainFile = loader.addBuffer(mainBuffer, "", false);
+  loader.registerAll();
+  Desugarer desugarer(book, *prog, diags);
+  desugarer.emitConstructors();
+  for (const std::string &name : book.defOrder)
+    desugarer.emitDefinition(book.defs[name]);
+  if (!diags.hasErrors())
+    checkProgram(*prog, book, *mainFile, diags);
+  return prog;
+}
+
+} // namespace bendc::frontend

@@ -1,0 +1,19 @@
+// Reads a book in the HVM2 2.0.22 text format into the net IR.
+#pragma once
+
+#include "frontend/Diagnostic.h"
+#include "ir/Net.h"
+
+#include <optional>
+
+namespace bendc {
+
+/// Parses every definition of the buffer `bufferId` of `sm` and checks the
+/// book: each variable occurs exactly twice in its definition, references name
+/// existing definitions, names are unique and `@main` exists. Syntax errors do
+/// not stop the reader: it reports them all, going on at the next definition.
+/// Returns the book, or nothing when any error was reported.
+std::optional<net::Book> readHvmBook(llvm::SourceMgr &sm, unsigned bufferId,
+                                     DiagnosticEngine &diags);
+
+} // namespace bendc

@@ -1,0 +1,183 @@
+#include "ir/Core.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Casting.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+
+namespace bendc::core {
+
+Number Number::f24(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return {NumKind::F24, bits >> 8};
+}
+
+float Number::asFloat() const {
+  uint32_t full = bits << 8;
+  float v;
+  std::memcpy(&v, &full, sizeof v);
+  return v;
+}
+
+llvm::StringRef opSymbol(Op op) {
+  switch (op) {
+#define BENDC_OP_NAME(Name, Symbol)                                            \
+  case Op::Name:                                                               \
+    return Symbol;
+    BENDC_CORE_OPS(BENDC_OP_NAME)
+#undef BENDC_OP_NAME
+  }
+  llvm_unreachable("unknown operator");
+}
+
+const Definition *Program::find(llvm::StringRef name) const {
+  for (const Definition &d : defs)
+    if (d.name == name)
+      return &d;
+  return nullptr;
+}
+
+static void printNumber(llvm::raw_ostream &os, Number n) {
+  switch (n.kind) {
+  case NumKind::U24:
+    os << n.bits;
+    return;
+  case NumKind::I24: {
+    int32_t v = n.asInt();
+    os << (v < 0 ? "-" : "+") << (v < 0 ? -int64_t(v) : int64_t(v));
+    return;
+  }
+  case NumKind::F24:
+    os << llvm::format("%.3f", n.asFloat());
+    return;
+  }
+}
+
+static llvm::StringRef binder(llvm::StringRef name) { return name.empty() ? "*" : name; }
+
+namespace {
+/// Prints a term; recursion depth follows the term's depth, so callers run
+/// deep programs on a large stack (see Frontend.cpp).
+class Printer {
+public:
+  explicit Printer(llvm::raw_ostream &os) : os(os) {}
+
+  void print(const Term *t) {
+    using llvm::cast;
+    switch (t->kind) {
+    case TermKind::Var:
+      os << cast<VarTerm>(t)->name;
+      return;
+    case TermKind::Link:
+      os << '$' << cast<LinkTerm>(t)->name;
+      return;
+    case TermKind::Ref:
+      os << cast<RefTerm>(t)->name;
+      return;
+    case TermKind::Era:
+      os << '*';
+      return;
+    case TermKind::Num:
+      printNumber(os, cast<NumTerm>(t)->value);
+      return;
+    case TermKind::Lam: {
+      auto *lam = cast<LamTerm>(t);
+      os << "λ" << (lam->unscoped ? "$" : "") << binder(lam->var) << ' ';
+      print(lam->body);
+      return;
+    }
+    case TermKind::App:
+      printApp(t);
+      return;
+    case TermKind::Let: {
+      auto *let = cast<LetTerm>(t);
+      os << "let " << (let->unscoped ? "$" : "") << binder(let->var) << " = ";
+      print(let->value);
+      os << "; ";
+      print(let->body);
+      return;
+    }
+    case TermKind::LetTup:
+    case TermKind::Dup: {
+      auto *let = cast<LetPairTerm>(t);
+      bool tup = t->kind == TermKind::LetTup;
+      os << "let " << (tup ? '(' : '{') << binder(let->first) << (tup ? ", " : " ")
+         << binder(let->second) << (tup ? ')' : '}') << " = ";
+      print(let->value);
+      os << "; ";
+      print(let->body);
+      return;
+    }
+    case TermKind::Sup:
+    case TermKind::Tup: {
+      auto *p = cast<PairTerm>(t);
+      bool tup = t->kind == TermKind::Tup;
+      os << (tup ? '(' : '{');
+      print(p->first);
+      os << (tup ? ", " : " ");
+      print(p->second);
+      os << (tup ? ')' : '}');
+      return;
+    }
+    case TermKind::Opr: {
+      auto *o = cast<OprTerm>(t);
+      os << '(' << opSymbol(o->op) << ' ';
+      print(o->lhs);
+      os << ' ';
+      print(o->rhs);
+      os << ')';
+      return;
+    }
+    case TermKind::Swi: {
+      auto *s = cast<SwiTerm>(t);
+      os << "switch ";
+      print(s->arg);
+      os << " { 0: ";
+      print(s->zero);
+      os << "; _: ";
+      print(s->succ);
+      os << " }";
+      return;
+    }
+    }
+  }
+
+private:
+  void printApp(const Term *t) {
+    llvm::SmallVector<const Term *, 8> args;
+    while (auto *app = llvm::dyn_cast<AppTerm>(t)) {
+      args.push_back(app->arg);
+      t = app->fun;
+    }
+    os << '(';
+    print(t);
+    for (auto it = args.rbegin(); it != args.rend(); ++it) {
+      os << ' ';
+      print(*it);
+    }
+    os << ')';
+  }
+
+  llvm::raw_ostream &os;
+};
+} // namespace
+
+void printTerm(llvm::raw_ostream &os, const Term *term) { Printer(os).print(term); }
+
+void printProgram(llvm::raw_ostream &os, const Program &program, bool withBuiltins) {
+  for (const Definition &d : program.defs) {
+    if (d.builtin && !withBuiltins)
+      continue;
+    os << d.name << " = ";
+    printTerm(os, d.body);
+    os << '\n';
+  }
+  for (const HvmDefinition &h : program.hvmDefs)
+    if (!h.builtin || withBuiltins)
+      os << "hvm " << h.name << ":\n" << h.text << '\n';
+}
+
+} // namespace bendc::core

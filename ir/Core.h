@@ -1,0 +1,205 @@
+// Core: the term language the middle end consumes. An untyped λ-calculus with
+// let, tuple and superposition binders, erasers, native numbers, operators,
+// a two-armed numeric switch and references to definitions. Pattern matching,
+// ADTs, strings, lists and imp statements are gone: the frontend has encoded
+// them (NumScott or Scott) in these few forms.
+#pragma once
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Allocator.h"
+#include "llvm/Support/SMLoc.h"
+#include "llvm/Support/StringSaver.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class raw_ostream;
+}
+
+namespace bendc::core {
+
+enum class NumKind : uint8_t { U24, I24, F24 };
+
+/// A native number: the kind and its 24-bit payload (f24 keeps the top 24
+/// bits of the IEEE single, as HVM2 does).
+struct Number {
+  NumKind kind = NumKind::U24;
+  uint32_t bits = 0;
+
+  static Number u24(uint32_t v) { return {NumKind::U24, v & 0xffffff}; }
+  static Number i24(int32_t v) { return {NumKind::I24, uint32_t(v) & 0xffffff}; }
+  static Number f24(float v);
+  float asFloat() const;
+  int32_t asInt() const { return int32_t(bits << 8) >> 8; }
+};
+
+// Native binary operators, listed once: X(Name, Symbol).
+#define BENDC_CORE_OPS(X)                                                      \
+  X(Add, "+") X(Sub, "-") X(Mul, "*") X(Div, "/") X(Rem, "%") X(Eq, "==")     \
+  X(Ne, "!=") X(Lt, "<") X(Gt, ">") X(And, "&") X(Or, "|") X(Xor, "^")         \
+  X(Shl, "<<") X(Shr, ">>") X(Le, "<=") X(Ge, ">=") X(Pow, "**")
+
+enum class Op : uint8_t {
+#define BENDC_OP_ENUM(Name, Symbol) Name,
+  BENDC_CORE_OPS(BENDC_OP_ENUM)
+#undef BENDC_OP_ENUM
+};
+llvm::StringRef opSymbol(Op op);
+
+enum class TermKind : uint8_t {
+  Var,    // a scoped variable
+  Link,   // an unscoped variable `$x`
+  Lam,    // λx body (x empty: the argument is erased; unscoped: λ$x)
+  App,    // (fun arg)
+  Let,    // let x = value; body
+  LetTup, // let (a, b) = value; body
+  Dup,    // let {a b} = value; body
+  Sup,    // {a b}
+  Tup,    // (a, b)
+  Era,    // *
+  Num,    // a native number
+  Opr,    // (op lhs rhs)
+  Swi,    // switch arg { 0: zero; _: succ } where succ takes the predecessor
+  Ref,    // a reference to a definition
+};
+
+struct Term {
+  TermKind kind;
+  llvm::SMLoc loc;
+
+protected:
+  Term(TermKind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
+};
+
+#define CORE_TERM(Name)                                                        \
+  static bool classof(const Term *t) { return t->kind == TermKind::Name; }
+
+struct VarTerm : Term {
+  llvm::StringRef name;
+  VarTerm(llvm::SMLoc l, llvm::StringRef n) : Term(TermKind::Var, l), name(n) {}
+  CORE_TERM(Var)
+};
+struct LinkTerm : Term {
+  llvm::StringRef name;
+  LinkTerm(llvm::SMLoc l, llvm::StringRef n) : Term(TermKind::Link, l), name(n) {}
+  CORE_TERM(Link)
+};
+struct LamTerm : Term {
+  llvm::StringRef var; // empty: erased
+  bool unscoped;
+  Term *body;
+  LamTerm(llvm::SMLoc l, llvm::StringRef v, bool u, Term *b)
+      : Term(TermKind::Lam, l), var(v), unscoped(u), body(b) {}
+  CORE_TERM(Lam)
+};
+struct AppTerm : Term {
+  Term *fun, *arg;
+  AppTerm(llvm::SMLoc l, Term *f, Term *a) : Term(TermKind::App, l), fun(f), arg(a) {}
+  CORE_TERM(App)
+};
+struct LetTerm : Term {
+  llvm::StringRef var; // empty: erased
+  bool unscoped;
+  Term *value, *body;
+  LetTerm(llvm::SMLoc l, llvm::StringRef v, bool u, Term *val, Term *b)
+      : Term(TermKind::Let, l), var(v), unscoped(u), value(val), body(b) {}
+  CORE_TERM(Let)
+};
+/// LetTup and Dup bind two names (empty: erased).
+struct LetPairTerm : Term {
+  llvm::StringRef first, second;
+  Term *value, *body;
+  LetPairTerm(TermKind k, llvm::SMLoc l, llvm::StringRef a, llvm::StringRef b, Term *v, Term *bd)
+      : Term(k, l), first(a), second(b), value(v), body(bd) {}
+  static bool classof(const Term *t) {
+    return t->kind == TermKind::LetTup || t->kind == TermKind::Dup;
+  }
+};
+/// Sup and Tup: two children.
+struct PairTerm : Term {
+  Term *first, *second;
+  PairTerm(TermKind k, llvm::SMLoc l, Term *a, Term *b) : Term(k, l), first(a), second(b) {}
+  static bool classof(const Term *t) {
+    return t->kind == TermKind::Sup || t->kind == TermKind::Tup;
+  }
+};
+struct EraTerm : Term {
+  explicit EraTerm(llvm::SMLoc l) : Term(TermKind::Era, l) {}
+  CORE_TERM(Era)
+};
+struct NumTerm : Term {
+  Number value;
+  NumTerm(llvm::SMLoc l, Number v) : Term(TermKind::Num, l), value(v) {}
+  CORE_TERM(Num)
+};
+struct OprTerm : Term {
+  Op op;
+  Term *lhs, *rhs;
+  OprTerm(llvm::SMLoc l, Op o, Term *a, Term *b) : Term(TermKind::Opr, l), op(o), lhs(a), rhs(b) {}
+  CORE_TERM(Opr)
+};
+struct SwiTerm : Term {
+  Term *arg, *zero, *succ;
+  SwiTerm(llvm::SMLoc l, Term *a, Term *z, Term *s)
+      : Term(TermKind::Swi, l), arg(a), zero(z), succ(s) {}
+  CORE_TERM(Swi)
+};
+struct RefTerm : Term {
+  llvm::StringRef name;
+  RefTerm(llvm::SMLoc l, llvm::StringRef n) : Term(TermKind::Ref, l), name(n) {}
+  CORE_TERM(Ref)
+};
+#undef CORE_TERM
+
+struct Definition {
+  llvm::StringRef name;
+  Term *body = nullptr;
+  llvm::SMLoc loc;
+  bool builtin = false; // from the embedded prelude
+};
+
+/// A definition written directly as an HVM2 net (`hvm name: ...`).
+struct HvmDefinition {
+  llvm::StringRef name;
+  llvm::StringRef text; // the net, in HVM2 text syntax
+  llvm::SMLoc loc;
+  bool builtin = false;
+};
+
+/// What readback needs to print constructors again.
+struct AdtInfo {
+  struct Ctr {
+    llvm::StringRef name;
+    std::vector<llvm::StringRef> fields;
+  };
+  llvm::StringRef name;
+  std::vector<Ctr> ctrs;
+};
+
+enum class AdtEncoding : uint8_t { NumScott, Scott };
+
+struct Program {
+  llvm::BumpPtrAllocator arena;
+  llvm::UniqueStringSaver strings{arena};
+  std::vector<Definition> defs;
+  std::vector<HvmDefinition> hvmDefs;
+  std::vector<AdtInfo> adts;
+  AdtEncoding encoding = AdtEncoding::NumScott;
+  llvm::StringRef entry = "main";
+
+  template <typename T, typename... Args> T *make(Args &&...args) {
+    return new (arena.Allocate(sizeof(T), alignof(T))) T(std::forward<Args>(args)...);
+  }
+  llvm::StringRef save(llvm::StringRef s) { return strings.save(s); }
+  const Definition *find(llvm::StringRef name) const;
+};
+
+/// Bend-like text: `name = term` per definition, one per line.
+void printTerm(llvm::raw_ostream &os, const Term *term);
+void printProgram(llvm::raw_ostream &os, const Program &program, bool withBuiltins = false);
+
+} // namespace bendc::core

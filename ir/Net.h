@@ -1,0 +1,78 @@
+// The net IR: a book of interaction-net definitions in tree form, exactly what
+// the HVM2 text format says (`@name = tree & a ~ b ...`). The .hvm reader
+// produces it, lowering will produce it, the .hvm printer writes it, and
+// polarity inference turns it into the runtime's polarized book.
+#pragma once
+
+#include "runtime/common/Term.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/SMLoc.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bendc::net {
+
+enum class TreeKind : uint8_t {
+  Var, // a wire end, named; each name occurs exactly twice in a definition
+  Ref, // @name
+  Era, // *
+  Num, // a number, a partial operator or an operator symbol (HVM2 Numb)
+  Con, // (a b)
+  Dup, // {a b}
+  Opr, // $(a b)
+  Swi, // ?(a b)
+};
+
+/// Index of a tree in Book::trees.
+struct TreeId {
+  uint32_t index = ~0u;
+  bool valid() const { return index != ~0u; }
+  friend bool operator==(TreeId a, TreeId b) { return a.index == b.index; }
+};
+
+struct Tree {
+  TreeKind kind;
+  /// Var: index into Book::names (the variable's name); Ref: index into
+  /// Book::names (the definition's name); Num: the Numb.
+  uint32_t value = 0;
+  TreeId fst, snd; // children of Con, Dup, Opr and Swi
+  llvm::SMLoc loc;
+};
+
+struct Redex {
+  bool parallel = false; // written `&!`
+  TreeId lhs, rhs;
+  llvm::SMLoc loc;
+};
+
+struct Def {
+  uint32_t name; // index into Book::names
+  TreeId root;
+  std::vector<Redex> redexes;
+  llvm::SMLoc loc;
+};
+
+struct Book {
+  std::vector<Tree> trees;
+  std::vector<std::string> names; // interned variable and definition names
+  llvm::StringMap<uint32_t> nameIds;
+  std::vector<Def> defs; // in source order
+
+  uint32_t intern(llvm::StringRef name) {
+    auto [it, inserted] = nameIds.try_emplace(name, uint32_t(names.size()));
+    if (inserted)
+      names.emplace_back(name);
+    return it->second;
+  }
+  TreeId add(Tree t) {
+    trees.push_back(t);
+    return TreeId{uint32_t(trees.size() - 1)};
+  }
+  const Tree &operator[](TreeId id) const { return trees[id.index]; }
+  Tree &operator[](TreeId id) { return trees[id.index]; }
+};
+
+} // namespace bendc::net

@@ -1,0 +1,655 @@
+#include "lowering/Polarize.h"
+#include "lowering/ShapeInference.h"
+
+#include "runtime/common/NumericText.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/ErrorHandling.h"
+
+#include <cassert>
+#include <string>
+#include <vector>
+
+namespace bendc {
+
+namespace {
+
+using net::TreeId;
+using net::TreeKind;
+
+constexpr uint32_t NoIndex = ~0u;
+
+bool isNodeKind(TreeKind kind) {
+  return kind == TreeKind::Con || kind == TreeKind::Dup || kind == TreeKind::Opr ||
+         kind == TreeKind::Swi;
+}
+
+/// Union-find whose elements carry a parity relative to their root: two
+/// elements of one set have equal or opposite polarities, and joining sets
+/// with a relation that closes an odd cycle is a contradiction.
+class ParityUnionFind {
+public:
+  struct Root {
+    uint32_t root;
+    bool parity; // of the element relative to `root`
+  };
+
+  explicit ParityUnionFind(size_t size) : parent(size), parity(size, 0), rank(size, 0) {
+    for (size_t i = 0; i < size; ++i)
+      parent[i] = uint32_t(i);
+  }
+
+  Root find(uint32_t x) {
+    uint32_t root = x;
+    bool total = false;
+    while (parent[root] != root) {
+      total ^= parity[root];
+      root = parent[root];
+    }
+    // Path compression: point every element on the way straight at the root.
+    bool p = total;
+    while (parent[x] != root && parent[x] != x) {
+      uint32_t next = parent[x];
+      bool own = parity[x];
+      parent[x] = root;
+      parity[x] = p;
+      p ^= own;
+      x = next;
+    }
+    return {root, total};
+  }
+
+  /// Records that `a` and `b` have opposite (`differ`) or equal polarities;
+  /// false when that contradicts what is already known.
+  bool unite(uint32_t a, uint32_t b, bool differ) {
+    Root ra = find(a), rb = find(b);
+    if (ra.root == rb.root)
+      return (ra.parity ^ rb.parity) == differ;
+    if (rank[ra.root] < rank[rb.root])
+      std::swap(ra, rb);
+    parent[rb.root] = ra.root;
+    parity[rb.root] = ra.parity ^ rb.parity ^ differ;
+    if (rank[ra.root] == rank[rb.root])
+      ++rank[ra.root];
+    return true;
+  }
+
+  bool sameSet(uint32_t a, uint32_t b) { return find(a).root == find(b).root; }
+
+private:
+  std::vector<uint32_t> parent;
+  std::vector<uint8_t> parity;
+  std::vector<uint8_t> rank;
+};
+
+/// Where a tree sits in its definition.
+struct Position {
+  enum Kind : uint8_t { Slot, Root, RedexSide };
+  Kind kind = Root;
+  uint32_t index = 0; // Slot: local slot (2*node + i); RedexSide: 2*redex + side
+};
+
+/// How a tree's polarity relates to its parent's.
+enum class Rel : uint8_t { Free, Pos, Same, Opp };
+
+struct Item {
+  TreeId tree;
+  Position pos;
+  Rel rel = Rel::Free;
+  uint32_t parent = NoIndex; // for Same and Opp
+  bool switchCases = false;  // the first child of ?(...): a (z s) there is a tuple
+};
+
+class Polarizer {
+public:
+  Polarizer(const net::Book &book, DiagnosticEngine &diags)
+      : book(book), diags(diags), uf(book.trees.size() + 1), positive(uint32_t(book.trees.size())),
+        seenIn(book.trees.size(), 0), nodeIndex(book.trees.size(), NoIndex),
+        where(book.trees.size()), partner(book.trees.size(), NoIndex),
+        resolved(book.trees.size(), 0), firstUse(book.names.size(), NoIndex),
+        useCount(book.names.size(), 0) {}
+
+  std::optional<rt::Book> run();
+
+private:
+  bool indexDefinitions();
+
+  // Constraints.
+  bool constrain();
+  bool walk(Item start);
+  bool visit(const Item &item, std::vector<Item> &stack);
+  bool visitVar(TreeId t);
+  bool checkUseCounts();
+  void applyDefaults();
+  bool fail(TreeId at, const std::string &what);
+  bool failLoop(TreeId var) {
+    return fail(var, "variable '" + varName(var) + "' only links redexes into a closed loop");
+  }
+
+  // The runtime definition.
+  bool build(rt::DefInfo &info);
+  bool isPositive(TreeId t);
+  rt::Term termOf(TreeId t);
+  void setAt(Position pos, rt::Term term);
+  bool resolveFrom(TreeId end);
+  bool resolveRedexes();
+  void emitRedex(TreeId a, TreeId b);
+  TreeId redexSide(uint32_t redex, unsigned side) const;
+
+  void propagateSafety();
+  std::string varName(TreeId t) const { return book.names[book[t].value]; }
+
+  const net::Book &book;
+  DiagnosticEngine &diags;
+  rt::Book out;
+  std::vector<uint32_t> defOfName;               // name -> definition id
+  std::vector<std::vector<uint32_t>> dependents; // definition -> definitions that refer to it
+
+  ParityUnionFind uf;
+  uint32_t positive; // the union-find element that stands for "positive"
+
+  // Per tree, for the whole book (every tree belongs to one definition).
+  std::vector<uint32_t> seenIn;    // 1 + id of the definition that visited it
+  std::vector<uint32_t> nodeIndex; // local node index of a node tree
+  std::vector<Position> where;
+  std::vector<uint32_t> partner; // a variable occurrence's twin
+  std::vector<uint8_t> resolved; // a variable occurrence already given its term
+
+  // Per name, reset after each definition.
+  std::vector<uint32_t> firstUse;
+  std::vector<uint32_t> useCount;
+  std::vector<uint32_t> usedNames;
+
+  // What the first pass learns about each definition, for the later passes.
+  struct DefState {
+    std::vector<TreeId> trees, conNodes;
+    size_t rootConCount = 0;
+    uint32_t nodeCount = 0;
+    bool hasDup = false;
+  };
+  std::vector<DefState> states;
+  ShapeClasses shapes;
+
+  bool constrainDefinition(uint32_t id);
+  void select(uint32_t id);
+  bool relationKnown(TreeId con) { return uf.sameSet(book[con].fst.index, con.index); }
+  void applyShape(uint32_t cls);
+  void decideShapes();
+
+  // The definition being polarized.
+  uint32_t defId = 0;
+  const net::Def *def = nullptr;
+  std::vector<TreeId> trees;    // pre-order
+  std::vector<TreeId> conNodes; // (a b) nodes whose first child is free
+  size_t rootConCount = 0;      // how many of them are in the root tree
+  std::vector<uint8_t> redexUsed;
+  uint32_t nodeCount = 0;
+  uint32_t slotBase = 0;
+  rt::DefInfo *info = nullptr;
+  bool hasDup = false;
+};
+
+std::optional<rt::Book> Polarizer::run() {
+  if (!indexDefinitions())
+    return std::nullopt;
+  // Constraints of every definition first: which `(a b)` is a function and
+  // which a pair flows between definitions (see ShapeInference.h).
+  shapes = inferShapes(book);
+  states.resize(book.defs.size());
+  bool ok = true;
+  for (uint32_t id = 0; id < book.defs.size(); ++id)
+    ok &= constrainDefinition(id);
+  if (!ok)
+    return std::nullopt;
+  decideShapes();
+  for (uint32_t id = 0; id < book.defs.size(); ++id) {
+    select(id);
+    applyDefaults();
+    out.defs.emplace_back();
+    if (!build(out.defs.back()))
+      return std::nullopt;
+  }
+  propagateSafety();
+  return std::move(out);
+}
+
+bool Polarizer::indexDefinitions() {
+  defOfName.assign(book.names.size(), NoIndex);
+  dependents.resize(book.defs.size());
+  bool ok = true;
+  for (uint32_t id = 0; id < book.defs.size(); ++id) {
+    const net::Def &d = book.defs[id];
+    if (defOfName[d.name] != NoIndex) {
+      diags.report(DiagKind::HvmDuplicateDefinition, d.loc,
+                   "duplicate definition of @" + book.names[d.name]);
+      ok = false;
+      continue;
+    }
+    defOfName[d.name] = id;
+    out.names.push_back(book.names[d.name]);
+  }
+  auto main = book.nameIds.find("main");
+  if (main == book.nameIds.end() || defOfName[main->second] == NoIndex) {
+    diags.report(DiagKind::HvmMissingMain, llvm::SMLoc(), "the book has no @main definition");
+    return false;
+  }
+  out.mainId = defOfName[main->second];
+  return ok;
+}
+
+bool Polarizer::constrainDefinition(uint32_t id) {
+  defId = id;
+  def = &book.defs[id];
+  trees.clear();
+  conNodes.clear();
+  nodeCount = 0;
+  hasDup = false;
+  bool ok = constrain() && checkUseCounts();
+  for (uint32_t name : usedNames) {
+    firstUse[name] = NoIndex;
+    useCount[name] = 0;
+  }
+  usedNames.clear();
+  DefState &st = states[id];
+  st.trees = std::move(trees);
+  st.conNodes = std::move(conNodes);
+  st.rootConCount = rootConCount;
+  st.nodeCount = nodeCount;
+  st.hasDup = hasDup;
+  trees.clear();
+  conNodes.clear();
+  return ok;
+}
+
+/// Makes definition `id` the current one for the passes after constraints.
+void Polarizer::select(uint32_t id) {
+  defId = id;
+  def = &book.defs[id];
+  DefState &st = states[id];
+  trees = std::move(st.trees);
+  conNodes = std::move(st.conNodes);
+  rootConCount = st.rootConCount;
+  nodeCount = st.nodeCount;
+  hasDup = st.hasDup;
+}
+
+/// Gives every `(a b)` of a class whose shape is known the matching relation
+/// between the node and its first child. A member whose polarities already say
+/// otherwise keeps them (the shapes were a guess from a conflicting program).
+void Polarizer::applyShape(uint32_t cls) {
+  bool function = shapes.shape(cls) == ConShape::Function;
+  for (TreeId con : shapes.members(cls))
+    if (!relationKnown(con))
+      uf.unite(book[con].fst.index, con.index, function);
+}
+
+/// Shapes known from the constraints (a number in a pair, a switch's cases)
+/// spread to their classes, and back to polarities, until nothing changes.
+void Polarizer::decideShapes() {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const DefState &st : states)
+      for (TreeId con : st.conNodes) {
+        uint32_t cls = shapes.classOf(con);
+        if (cls == ShapeClasses::None || shapes.shape(cls) != ConShape::Unknown || !relationKnown(con))
+          continue;
+        ParityUnionFind::Root a = uf.find(book[con].fst.index), b = uf.find(con.index);
+        shapes.decide(cls, a.parity != b.parity ? ConShape::Function : ConShape::Pair);
+        applyShape(cls);
+        changed = true;
+      }
+  }
+}
+
+bool Polarizer::fail(TreeId at, const std::string &what) {
+  diags.report(DiagKind::HvmPolarity, book[at].loc,
+               "cannot polarize @" + book.names[def->name] + ": " + what);
+  return false;
+}
+
+// Constraints are added top-down, so a contradiction shows up at the tree (or
+// the second end of the variable) that cannot take the polarity its context
+// asks for.
+bool Polarizer::constrain() {
+  if (!walk(Item{def->root, {Position::Root, 0}, Rel::Pos}))
+    return false;
+  rootConCount = conNodes.size();
+  for (uint32_t r = 0; r < def->redexes.size(); ++r) {
+    const net::Redex &redex = def->redexes[r];
+    if (!walk(Item{redex.lhs, {Position::RedexSide, 2 * r}, Rel::Free}) ||
+        !walk(Item{redex.rhs, {Position::RedexSide, 2 * r + 1}, Rel::Opp, redex.lhs.index}))
+      return false;
+  }
+  return true;
+}
+
+bool Polarizer::walk(Item start) {
+  std::vector<Item> stack{start};
+  while (!stack.empty()) {
+    Item item = stack.back();
+    stack.pop_back();
+    if (!visit(item, stack))
+      return false;
+  }
+  return true;
+}
+
+bool Polarizer::visit(const Item &item, std::vector<Item> &stack) {
+  TreeId t = item.tree;
+  assert(t.valid() && t.index < book.trees.size() && "tree id out of range");
+  if (seenIn[t.index] != 0)
+    return fail(t, "this tree is used twice");
+  seenIn[t.index] = defId + 1;
+  trees.push_back(t);
+
+  // `t` is new to the union-find, so relating it to its parent cannot fail.
+  switch (item.rel) {
+  case Rel::Free: break;
+  case Rel::Pos: uf.unite(t.index, positive, false); break;
+  case Rel::Same: uf.unite(t.index, item.parent, false); break;
+  case Rel::Opp: uf.unite(t.index, item.parent, true); break;
+  }
+
+  const net::Tree &tree = book[t];
+  switch (tree.kind) {
+  case TreeKind::Era: return true;
+  case TreeKind::Num:
+    if (!uf.unite(t.index, positive, false))
+      return fail(t, "number " + rt::num::showNumb(tree.value) + " would be negative");
+    return true;
+  case TreeKind::Ref: {
+    const std::string &name = book.names[tree.value];
+    uint32_t target = defOfName[tree.value];
+    if (target == NoIndex) {
+      diags.report(DiagKind::HvmUnboundReference, tree.loc,
+                   "reference to undefined definition @" + name);
+      return false;
+    }
+    dependents[target].push_back(defId);
+    if (!uf.unite(t.index, positive, false))
+      return fail(t, "reference @" + name + " would be negative");
+    return true;
+  }
+  case TreeKind::Var: where[t.index] = item.pos; return visitVar(t);
+  default: break;
+  }
+
+  uint32_t node = nodeCount++;
+  nodeIndex[t.index] = node;
+  Item fst{tree.fst, {Position::Slot, 2 * node}, Rel::Same, t.index};
+  Item snd{tree.snd, {Position::Slot, 2 * node + 1}, Rel::Same, t.index};
+  switch (tree.kind) {
+  case TreeKind::Con:
+    fst.rel = item.switchCases ? Rel::Pos : Rel::Free;
+    if (!item.switchCases)
+      conNodes.push_back(t);
+    break;
+  case TreeKind::Dup: hasDup = true; break;
+  case TreeKind::Opr:
+  case TreeKind::Swi:
+    if (!uf.unite(t.index, positive, true))
+      return fail(t, tree.kind == TreeKind::Opr ? "operator node would be positive"
+                                                : "switch node would be positive");
+    fst.rel = Rel::Pos;
+    fst.switchCases = tree.kind == TreeKind::Swi;
+    break;
+  default: llvm_unreachable("leaves are handled above");
+  }
+  stack.push_back(snd);
+  stack.push_back(fst);
+  return true;
+}
+
+bool Polarizer::visitVar(TreeId t) {
+  uint32_t name = book[t].value;
+  uint32_t count = ++useCount[name];
+  if (count == 1) {
+    firstUse[name] = t.index;
+    usedNames.push_back(name);
+    return true;
+  }
+  if (count > 2)
+    return true; // reported by checkUseCounts
+  uint32_t first = firstUse[name];
+  partner[t.index] = first;
+  partner[first] = t.index;
+  if (uf.unite(t.index, first, true))
+    return true;
+  const char *both = "have the same polarity at both ends";
+  if (uf.sameSet(first, positive))
+    both = isPositive(TreeId{first}) ? "be positive at both ends" : "be negative at both ends";
+  return fail(t, "variable '" + varName(t) + "' would " + both);
+}
+
+bool Polarizer::checkUseCounts() {
+  bool ok = true;
+  for (uint32_t name : usedNames) {
+    uint32_t count = useCount[name];
+    if (count == 2)
+      continue;
+    std::string times = count == 1 ? "1 time" : std::to_string(count) + " times";
+    diags.report(DiagKind::HvmVariableCount, book.trees[firstUse[name]].loc,
+                 "variable '" + book.names[name] + "' occurs " + times + " in @" +
+                     book.names[def->name] + ", but a variable must occur exactly twice");
+    ok = false;
+  }
+  return ok;
+}
+
+// What the constraints leave open is chosen as in the λ-calculus: a free
+// `(a b)` becomes LAM or APP, and a redex with no constraint at all stores its
+// left side as the negative one.
+//
+// Order matters, because one choice can decide another through a variable.
+// Redex trees go first, in pre-order: `@f ~ (a (b r))` is a call, so its
+// spine is surely made of APPs, and what they decide about variables tells a
+// pattern in a binder (`((b d) f)` takes apart what is passed in: UNT) from a
+// curried function. The root tree follows, in pre-order, so a binder (which
+// comes before its uses) is the one that becomes a LAM: `(b (a (a b)))` is
+// λb.λa.(a, b).
+void Polarizer::applyDefaults() {
+  auto decide = [&](TreeId con) {
+    uint32_t cls = shapes.classOf(con);
+    if (relationKnown(con)) {
+      if (cls != ShapeClasses::None && shapes.shape(cls) == ConShape::Unknown) {
+        ParityUnionFind::Root a = uf.find(book[con].fst.index), b = uf.find(con.index);
+        shapes.decide(cls, a.parity != b.parity ? ConShape::Function : ConShape::Pair);
+        applyShape(cls);
+      }
+      return;
+    }
+    if (cls == ShapeClasses::None) {
+      uf.unite(book[con].fst.index, con.index, true);
+      return;
+    }
+    if (shapes.shape(cls) == ConShape::Unknown)
+      shapes.decide(cls, ConShape::Function);
+    applyShape(cls);
+    if (!relationKnown(con))
+      uf.unite(book[con].fst.index, con.index, true);
+  };
+  for (size_t i = rootConCount; i < conNodes.size(); ++i)
+    decide(conNodes[i]);
+  for (size_t i = 0; i < rootConCount; ++i)
+    decide(conNodes[i]);
+  for (const net::Redex &redex : def->redexes)
+    if (!uf.sameSet(redex.lhs.index, positive))
+      uf.unite(redex.lhs.index, positive, true);
+}
+
+bool Polarizer::isPositive(TreeId t) {
+  ParityUnionFind::Root r = uf.find(t.index), p = uf.find(positive);
+  assert(r.root == p.root && "polarity left undecided");
+  return r.parity == p.parity;
+}
+
+rt::Term Polarizer::termOf(TreeId t) {
+  const net::Tree &tree = book[t];
+  switch (tree.kind) {
+  case TreeKind::Num: return rt::numTerm(tree.value);
+  case TreeKind::Ref: return rt::refTerm(defOfName[tree.value]);
+  case TreeKind::Era: return isPositive(t) ? rt::nulTerm() : rt::eraTerm();
+  case TreeKind::Con:
+    return rt::nodeTerm(rt::tag::node(rt::Kind::Con, isPositive(t), isPositive(tree.fst)),
+                        nodeIndex[t.index]);
+  case TreeKind::Dup: {
+    bool pos = isPositive(t);
+    return rt::nodeTerm(rt::tag::node(rt::Kind::Dup, pos, pos), nodeIndex[t.index]);
+  }
+  case TreeKind::Opr: return rt::nodeTerm(rt::tag::Opr, nodeIndex[t.index]);
+  case TreeKind::Swi: return rt::nodeTerm(rt::tag::Swi, nodeIndex[t.index]);
+  case TreeKind::Var: break;
+  }
+  llvm_unreachable("variables have no term of their own");
+}
+
+void Polarizer::setAt(Position pos, rt::Term term) {
+  switch (pos.kind) {
+  case Position::Slot: out.slots[slotBase + pos.index] = term; return;
+  case Position::Root: info->root = term; return;
+  case Position::RedexSide: break;
+  }
+  llvm_unreachable("redex sides hold no variables after substitution");
+}
+
+TreeId Polarizer::redexSide(uint32_t redex, unsigned side) const {
+  const net::Redex &r = def->redexes[redex];
+  return side == 0 ? r.lhs : r.rhs;
+}
+
+bool Polarizer::build(rt::DefInfo &defInfo) {
+  info = &defInfo;
+  slotBase = uint32_t(out.slots.size());
+  defInfo.firstSlot = slotBase;
+  defInfo.nodeCount = nodeCount;
+  defInfo.firstRedex = uint32_t(out.redexes.size());
+  defInfo.safe = !hasDup;
+  out.slots.resize(size_t(slotBase) + 2 * size_t(nodeCount), rt::makeTerm(rt::tag::Free, 0));
+
+  for (TreeId t : trees) {
+    const net::Tree &tree = book[t];
+    if (!isNodeKind(tree.kind))
+      continue;
+    TreeId children[2] = {tree.fst, tree.snd};
+    for (unsigned i = 0; i < 2; ++i)
+      if (book[children[i]].kind != TreeKind::Var)
+        out.slots[slotBase + 2 * nodeIndex[t.index] + i] = termOf(children[i]);
+  }
+  if (book[def->root].kind != TreeKind::Var)
+    defInfo.root = termOf(def->root);
+
+  redexUsed.assign(def->redexes.size(), 0);
+  for (TreeId t : trees)
+    if (book[t].kind == TreeKind::Var && where[t.index].kind != Position::RedexSide &&
+        !resolved[t.index] && !resolveFrom(t))
+      return false;
+  if (!resolveRedexes())
+    return false;
+  defInfo.redexCount = uint32_t(out.redexes.size() - defInfo.firstRedex) / 2;
+  assert(rt::isPositive(defInfo.root) && "a definition's root must be positive");
+  return true;
+}
+
+/// Follows the wire from a variable occurrence in a slot or at the root through
+/// redexes whose sides are variables, to the tree or the variable occurrence
+/// at its other end, and gives both ends their terms.
+bool Polarizer::resolveFrom(TreeId end) {
+  uint32_t u = partner[end.index];
+  for (;;) {
+    Position pos = where[u];
+    if (pos.kind != Position::RedexSide) {
+      TreeId other{u};
+      resolved[end.index] = resolved[u] = 1;
+      TreeId neg = isPositive(end) ? other : end;
+      TreeId posEnd = isPositive(end) ? end : other;
+      assert(where[neg.index].kind == Position::Slot && "a negative end is always in a slot");
+      setAt(where[neg.index], rt::subTerm());
+      setAt(where[posEnd.index], rt::varTerm(where[neg.index].index));
+      return true;
+    }
+    uint32_t redex = pos.index / 2;
+    if (redexUsed[redex])
+      return failLoop(end);
+    redexUsed[redex] = 1;
+    TreeId across = redexSide(redex, (pos.index % 2) ^ 1);
+    if (book[across].kind != TreeKind::Var) {
+      resolved[end.index] = 1;
+      setAt(where[end.index], termOf(across));
+      return true;
+    }
+    u = partner[across.index];
+  }
+}
+
+/// Emits the redexes between trees, following wires through redexes whose
+/// sides are variables (`& T ~ x & x ~ U` is `& T ~ U`). Redexes left over
+/// link only variables to each other in a closed loop.
+bool Polarizer::resolveRedexes() {
+  for (uint32_t r = 0; r < def->redexes.size(); ++r) {
+    if (redexUsed[r])
+      continue;
+    TreeId lhs = redexSide(r, 0), rhs = redexSide(r, 1);
+    bool lhsVar = book[lhs].kind == TreeKind::Var, rhsVar = book[rhs].kind == TreeKind::Var;
+    if (lhsVar && rhsVar)
+      continue;
+    redexUsed[r] = 1;
+    if (!lhsVar && !rhsVar) {
+      emitRedex(lhs, rhs);
+      continue;
+    }
+    TreeId start = lhsVar ? rhs : lhs;
+    TreeId var = lhsVar ? lhs : rhs;
+    for (;;) {
+      uint32_t u = partner[var.index];
+      Position pos = where[u];
+      assert(pos.kind == Position::RedexSide && "slot ends are resolved first");
+      uint32_t next = pos.index / 2;
+      if (redexUsed[next])
+        return failLoop(var);
+      redexUsed[next] = 1;
+      TreeId across = redexSide(next, (pos.index % 2) ^ 1);
+      if (book[across].kind != TreeKind::Var) {
+        emitRedex(start, across);
+        break;
+      }
+      var = across;
+    }
+  }
+  for (uint32_t r = 0; r < def->redexes.size(); ++r)
+    if (!redexUsed[r])
+      return failLoop(redexSide(r, 0));
+  return true;
+}
+
+void Polarizer::emitRedex(TreeId a, TreeId b) {
+  if (isPositive(a))
+    std::swap(a, b);
+  out.redexes.push_back(termOf(a));
+  out.redexes.push_back(termOf(b));
+}
+
+// As HVM2 does: a definition that refers to an unsafe one is unsafe too.
+void Polarizer::propagateSafety() {
+  std::vector<uint32_t> stack;
+  for (uint32_t id = 0; id < out.defs.size(); ++id)
+    if (!out.defs[id].safe)
+      stack.push_back(id);
+  while (!stack.empty()) {
+    uint32_t id = stack.back();
+    stack.pop_back();
+    for (uint32_t user : dependents[id]) {
+      if (!out.defs[user].safe)
+        continue;
+      out.defs[user].safe = false;
+      stack.push_back(user);
+    }
+  }
+}
+
+} // namespace
+
+std::optional<rt::Book> polarize(const net::Book &book, DiagnosticEngine &diags) {
+  return Polarizer(book, diags).run();
+}
+
+} // namespace bendc

@@ -1,0 +1,66 @@
+// Shape inference for the `(a b)` nodes of a .hvm book: is each one a function
+// (LAM/APP) or a pair (TUP/UNT)? HVM2's text does not say; the polarized
+// runtime must know, or a pair built in one definition meets a pattern that
+// was guessed to be an application in another.
+//
+// Every wire gets a type; `(a b)` gives its wire the type Con(k, A, B) with a
+// shape variable k; the two ends of a wire, both sides of a redex, a reference
+// and its definition's root, and the copies of a `{a b}` all share a type; a
+// switch's cases are Pair(zero, Function(number, result)). Unification (no
+// generalisation: a definition has one type) puts the `(a b)` nodes into
+// classes that must share a shape. Numbers carry no type at all, so a tree of
+// depth-indexed pairs with numbers at the leaves unifies without conflict.
+// Conflicts (a polymorphic helper used at two shapes) are skipped: the classes
+// then say less, and polarity inference falls back on its defaults.
+#pragma once
+
+#include "ir/Net.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace bendc {
+
+enum class ConShape : uint8_t { Unknown, Function, Pair };
+
+class ShapeClasses {
+public:
+  static constexpr uint32_t None = ~0u;
+
+  /// The class of a `(a b)` tree (None for other trees).
+  uint32_t classOf(net::TreeId t) const { return classOfTree[t.index]; }
+  ConShape shape(uint32_t cls) const { return shapes[find(cls)]; }
+  /// Fixes the shape of a class; false if it already had the other shape.
+  bool decide(uint32_t cls, ConShape s);
+  /// The `(a b)` trees of a class (valid until the next decide()).
+  const std::vector<net::TreeId> &members(uint32_t cls) const { return membersOf[find(cls)]; }
+  unsigned conflicts() const { return conflictCount; }
+
+  // Building (used by inferShapes).
+  uint32_t add(ConShape s);
+  /// Joins two classes; false (and nothing joined) when their shapes differ.
+  bool merge(uint32_t a, uint32_t b);
+  void setClass(net::TreeId t, uint32_t cls) {
+    classOfTree[t.index] = cls;
+    membersOf[find(cls)].push_back(t);
+  }
+  void resize(size_t trees) { classOfTree.assign(trees, None); }
+  void noteConflict() { ++conflictCount; }
+
+private:
+  uint32_t find(uint32_t c) const {
+    while (parent[c] != c)
+      c = parent[c];
+    return c;
+  }
+
+  std::vector<uint32_t> classOfTree;
+  std::vector<uint32_t> parent;
+  std::vector<ConShape> shapes;
+  std::vector<std::vector<net::TreeId>> membersOf;
+  unsigned conflictCount = 0;
+};
+
+ShapeClasses inferShapes(const net::Book &book);
+
+} // namespace bendc

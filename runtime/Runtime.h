@@ -1,0 +1,59 @@
+// One host entry for reducing a polarized book: `run(book, options)` picks the
+// backend (CUDA when built in and a device is present, else CPU threads),
+// reduces `@main` to normal form and reads the result back.
+#pragma once
+
+#include "runtime/common/Book.h"
+#include "runtime/common/Rules.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace bendc::rt {
+
+enum class Backend : uint8_t { Auto, Cpu, Cuda };
+
+struct RunOptions {
+  Backend backend = Backend::Auto;
+  unsigned threads = 0;   // CPU worker threads; 0 = every hardware thread
+  uint64_t memBytes = 0;  // net memory; 0 = defaultMemBytes()
+};
+
+enum class RunStatus : uint8_t {
+  Ok,
+  OutOfMemory,     // the net outgrew --mem (or the device's memory)
+  Fault,           // the net broke an invariant of polarized nets
+  NoDevice,        // --backend=cuda without a usable device or CUDA build
+  DeviceError,     // a CUDA call or kernel launch failed
+};
+
+struct RunStats {
+  uint64_t interactions = 0; // HVM2's count: every rule, links excluded
+  std::array<uint64_t, RuleCount> byRule{};
+  double seconds = 0;        // reduction only (after memory is prepared)
+  unsigned threads = 0;
+  uint64_t peakNodes = 0;    // nodes ever handed out (memory high-water mark)
+  std::string backend;       // "cpu" or "cuda (<device name>)"
+};
+
+struct RunResult {
+  RunStatus status = RunStatus::Ok;
+  std::string message;   // for every status but Ok: what happened and what to do
+  std::string result;    // the normal form in .hvm tree syntax
+  RunStats stats;
+};
+
+RunResult run(const Book &book, const RunOptions &options);
+
+/// Half of the physical memory: untouched pages cost nothing, and the rest is
+/// left to the system.
+uint64_t defaultMemBytes();
+
+/// Parses sizes like `512M`, `4G`, `1.5G`, `65536` (bytes); false when invalid.
+bool parseMemSize(const std::string &text, uint64_t &bytes);
+
+/// The exit code the driver returns for a status.
+int exitCodeFor(RunStatus status);
+
+} // namespace bendc::rt

@@ -1,0 +1,318 @@
+// The interaction engine: the polarized atomic linker of seed 001 and one
+// function per rule. Written once for every backend; a backend supplies the
+// context `Ctx`, which owns memory access, allocation and the redex bag:
+//
+//   Term load(Loc slot); void store(Loc slot, Term t);   // relaxed
+//   Term exchange(Loc slot, Term t);                     // atomic swap, acq_rel
+//   Loc alloc();                  // a fresh node; the caller reserved enough
+//   void release(Loc node);       // the node is garbage: reuse it
+//   uint32_t addDead(Loc node, uint32_t n); // atomic fetch_add on the node's
+//                                            // count of dead slots, returns old
+//   void clearDead(Loc node);
+//   void push(Term neg, Term pos);  // a new redex
+//   void count(Rule rule);
+//   void fault(Fault f, Term neg, Term pos); // the redex broke an invariant; stop
+//   const Term *bookSlots, *bookRedexes; const DefInfo *defs;
+//   Loc *scratch;                   // room for the largest definition's nodes
+//
+// Invariants. A positive slot is written only when its node is built and read
+// only by the thread that consumes the node. A negative slot holds SUB (waiting
+// for its value), a negative node, or — once its node was consumed — the
+// positive value moved into it (a substitution entry). The only operation
+// other threads race on is the exchange on a negative slot.
+//
+// Memory. A consumed node is garbage once both slots are dead. A slot dies
+// when it is read by its consumer (positive slots), or when a value moved into
+// it finds a node there (the node is linked with it instead), or when the
+// substitution entry it became is read by the other end of its wire. The
+// thread that kills the second slot frees the node; `addDead` settles races.
+#pragma once
+
+#include "runtime/common/Book.h"
+#include "runtime/common/HostDevice.h"
+#include "runtime/common/Numeric.h"
+#include "runtime/common/Operate.h"
+#include "runtime/common/Rules.h"
+#include "runtime/common/Term.h"
+
+namespace bendc::rt {
+
+enum class Fault : uint8_t {
+  None,
+  BadRedex,        // a redex that is not negative ~ positive
+  PolarityClash,   // two nodes of one kind meet with clashing port polarities
+};
+
+namespace detail {
+
+template <class Ctx> BENDC_HD void killSlot(Ctx &c, Loc slot) {
+  Loc node = slot >> 1;
+  if (c.addDead(node, 1) == 1) {
+    c.clearDead(node);
+    c.release(node);
+  }
+}
+
+/// A consumed node whose slots were handled by this thread: `dead` of them are
+/// dead now, the others became substitution entries that die later.
+template <class Ctx> BENDC_HD void finishNode(Ctx &c, Loc node, unsigned dead) {
+  if (dead == 2) {
+    c.release(node);
+    return;
+  }
+  if (dead == 1 && c.addDead(node, 1) == 1) {
+    c.clearDead(node);
+    c.release(node);
+  }
+}
+
+} // namespace detail
+
+/// Joins a negative term (a node or an eraser, never SUB) with a positive term.
+template <class Ctx> BENDC_HD void link(Ctx &c, Term neg, Term pos) {
+  while (tagOf(pos) == tag::Var) {
+    Loc slot = payloadOf(pos);
+    Term got = c.exchange(slot, neg);
+    if (got == subTerm())
+      return; // `neg` now sits where the variable was bound
+    // The slot held the variable's value: it is dead; link the value instead.
+    detail::killSlot(c, slot);
+    pos = got;
+  }
+  c.push(neg, pos);
+}
+
+/// Moves a positive term into a negative slot of a consumed node. Returns true
+/// when the slot died (it held a node, now linked with `pos`), false when it
+/// became a substitution entry.
+template <class Ctx> BENDC_HD bool move(Ctx &c, Loc slot, Term pos) {
+  Term got = c.exchange(slot, pos);
+  if (got == subTerm())
+    return false;
+  link(c, got, pos);
+  return true;
+}
+
+/// Hands the term in slot `i` of consumed node `node` (tag `t`) to `f`
+/// according to the slot's polarity: positive slots are read and linked with
+/// `negFor(i)`; negative slots receive `posFor(i)`. Returns the dead count.
+template <class Ctx, class NegFor, class PosFor>
+BENDC_HD unsigned spill(Ctx &c, uint8_t t, Loc node, NegFor negFor, PosFor posFor) {
+  unsigned dead = 0;
+  for (unsigned i = 0; i < 2; ++i) {
+    Loc slot = slotOf(node, i);
+    if (auxPositive(t, i)) {
+      link(c, negFor(i), c.load(slot));
+      ++dead;
+    } else {
+      dead += move(c, slot, posFor(i));
+    }
+  }
+  return dead;
+}
+
+/// Copies the definition `id` into fresh nodes and links its redexes; returns
+/// its (relocated, positive) root.
+template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id) {
+  const DefInfo &def = c.defs[id];
+  Loc *locs = c.scratch;
+  for (uint32_t i = 0; i < def.nodeCount; ++i)
+    locs[i] = c.alloc();
+  auto reloc = [locs](Term t) -> Term {
+    uint8_t tg = tagOf(t);
+    if (isNodeTag(tg))
+      return nodeTerm(tg, locs[payloadOf(t)]);
+    if (tg == tag::Var)
+      return varTerm(slotOf(locs[payloadOf(t) >> 1], unsigned(payloadOf(t) & 1)));
+    return t;
+  };
+  const Term *slots = c.bookSlots + def.firstSlot;
+  for (uint32_t i = 0; i < def.nodeCount; ++i) {
+    c.store(slotOf(locs[i], 0), reloc(slots[2 * i]));
+    c.store(slotOf(locs[i], 1), reloc(slots[2 * i + 1]));
+  }
+  // Reading the root before linking: linking may hand nodes to other threads.
+  Term root = reloc(def.root);
+  const Term *rdx = c.bookRedexes + def.firstRedex;
+  for (uint32_t i = 0; i < def.redexCount; ++i)
+    link(c, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
+  return root;
+}
+
+template <class Ctx> BENDC_HD void interactCall(Ctx &c, Term neg, Term ref) {
+  const DefInfo &def = c.defs[refOf(ref)];
+  uint8_t nt = tagOf(neg);
+  if (nt == tag::Dup && def.safe) {
+    // HVM2's shortcut: a definition without DUPs is copied, not expanded.
+    c.count(Rule::Eras);
+    Loc n = nodeOf(neg);
+    detail::finishNode(c, n, spill(c, nt, n, [](unsigned) { return eraTerm(); },
+                                   [ref](unsigned) { return ref; }));
+    return;
+  }
+  c.count(Rule::Call);
+  link(c, neg, expand(c, refOf(ref)));
+}
+
+/// An eraser or a number (or a copyable reference) meets a node: positive
+/// slots are erased, negative slots receive a copy of the leaf.
+template <class Ctx> BENDC_HD void interactEras(Ctx &c, Term neg, Term pos) {
+  c.count(Rule::Eras);
+  if (tagOf(neg) == tag::Era) {
+    Loc n = nodeOf(pos);
+    detail::finishNode(c, n, spill(c, tagOf(pos), n, [](unsigned) { return eraTerm(); },
+                                   [](unsigned) { return nulTerm(); }));
+    return;
+  }
+  Loc n = nodeOf(neg);
+  detail::finishNode(c, n, spill(c, tagOf(neg), n, [](unsigned) { return eraTerm(); },
+                                 [pos](unsigned) { return pos; }));
+}
+
+template <class Ctx> BENDC_HD void interactAnni(Ctx &c, Term neg, Term pos) {
+  uint8_t nt = tagOf(neg), pt = tagOf(pos);
+  if (auxPositive(nt, 0) == auxPositive(pt, 0)) {
+    c.fault(Fault::PolarityClash, neg, pos);
+    return;
+  }
+  c.count(Rule::Anni);
+  Loc n = nodeOf(neg), p = nodeOf(pos);
+  unsigned deadN = 0, deadP = 0;
+  for (unsigned i = 0; i < 2; ++i) {
+    if (auxPositive(pt, i)) {
+      Term v = c.load(slotOf(p, i));
+      ++deadP;
+      deadN += move(c, slotOf(n, i), v);
+    } else {
+      Term v = c.load(slotOf(n, i));
+      ++deadN;
+      deadP += move(c, slotOf(p, i), v);
+    }
+  }
+  detail::finishNode(c, n, deadN);
+  detail::finishNode(c, p, deadP);
+}
+
+/// Two nodes of different kinds: two copies of each, the copies of the
+/// negative node go where the positive node's ports were and vice versa. A copy
+/// placed in a negative slot is its kind's positive twin.
+template <class Ctx> BENDC_HD void interactComm(Ctx &c, Term neg, Term pos) {
+  c.count(Rule::Comm);
+  uint8_t nt = tagOf(neg), pt = tagOf(pos);
+  Loc n = nodeOf(neg), p = nodeOf(pos);
+  Loc nc[2] = {c.alloc(), c.alloc()}; // copies of neg, placed at pos's slot i
+  Loc pc[2] = {c.alloc(), c.alloc()}; // copies of pos, placed at neg's slot j
+  uint8_t nct[2], pct[2];
+  for (unsigned i = 0; i < 2; ++i) {
+    nct[i] = auxPositive(pt, i) ? nt : twinTag(nt);
+    pct[i] = auxPositive(nt, i) ? twinTag(pt) : pt;
+  }
+  // Wire nc[i].aux[j] with pc[j].aux[i]: the negative end holds SUB, the
+  // positive end a VAR pointing at it.
+  for (unsigned i = 0; i < 2; ++i)
+    for (unsigned j = 0; j < 2; ++j) {
+      Loc a = slotOf(nc[i], j), b = slotOf(pc[j], i);
+      if (auxPositive(nct[i], j)) {
+        c.store(a, varTerm(b));
+        c.store(b, subTerm());
+      } else {
+        c.store(a, subTerm());
+        c.store(b, varTerm(a));
+      }
+    }
+  unsigned deadP = spill(c, pt, p, [&](unsigned i) { return nodeTerm(nct[i], nc[i]); },
+                         [&](unsigned i) { return nodeTerm(nct[i], nc[i]); });
+  unsigned deadN = spill(c, nt, n, [&](unsigned j) { return nodeTerm(pct[j], pc[j]); },
+                         [&](unsigned j) { return nodeTerm(pct[j], pc[j]); });
+  detail::finishNode(c, p, deadP);
+  detail::finishNode(c, n, deadN);
+}
+
+/// A number meets an operator node -(+operand -result). If the operand is
+/// already a number the operation happens now; otherwise the operator waits
+/// for it: the same node, now holding this number, is linked with the operand.
+/// Reusing the node keeps its result slot where the result's wire points, so a
+/// loop does not grow a chain of forwarding variables.
+template <class Ctx> BENDC_HD void interactOper(Ctx &c, Term opr, Term num_) {
+  c.count(Rule::Oper);
+  Loc n = nodeOf(opr);
+  Term operand = c.load(slotOf(n, 0));
+  Numb a = numOf(num_);
+  if (tagOf(operand) == tag::Num) {
+    detail::finishNode(c, n, 1 + move(c, slotOf(n, 1), numTerm(num::operate(a, numOf(operand)))));
+    return;
+  }
+  c.store(slotOf(n, 0), numTerm(a));
+  link(c, opr, operand);
+}
+
+/// A number meets a switch -(+branches -result). The branches are a pair
+/// (zero-case, successor-case); the zero-case goes to the result, or the
+/// successor-case is applied to the predecessor. HVM2 does this by building a
+/// node that takes the pair apart (one more interaction); when the branches
+/// are already a pair that interaction happens here, counted the same way.
+/// The switch node itself becomes the application, keeping the result slot.
+template <class Ctx> BENDC_HD void interactSwit(Ctx &c, Term swi, Term num_) {
+  c.count(Rule::Swit);
+  Loc n = nodeOf(swi);
+  Term branches = c.load(slotOf(n, 0));
+  uint32_t v = num::u24Of(numOf(num_));
+  bool pair = tagOf(branches) == tag::Tup;
+  if (v == 0) {
+    if (pair) {
+      c.count(Rule::Anni);
+      Loc b = nodeOf(branches);
+      Term zero = c.load(slotOf(b, 0)), succ = c.load(slotOf(b, 1));
+      c.release(b);
+      link(c, eraTerm(), succ);
+      detail::finishNode(c, n, 1 + move(c, slotOf(n, 1), zero));
+      return;
+    }
+    Loc u = c.alloc();
+    c.store(slotOf(u, 0), subTerm());
+    c.store(slotOf(u, 1), eraTerm());
+    unsigned dead = 1 + move(c, slotOf(n, 1), varTerm(slotOf(u, 0)));
+    link(c, nodeTerm(tag::Unt, u), branches);
+    detail::finishNode(c, n, dead);
+    return;
+  }
+  c.store(slotOf(n, 0), numTerm(num::makeU24(v - 1)));
+  Term app = nodeTerm(tag::App, n);
+  if (pair) {
+    c.count(Rule::Anni);
+    Loc b = nodeOf(branches);
+    Term zero = c.load(slotOf(b, 0)), succ = c.load(slotOf(b, 1));
+    c.release(b);
+    link(c, eraTerm(), zero);
+    link(c, app, succ);
+    return;
+  }
+  Loc u = c.alloc();
+  c.store(slotOf(u, 0), eraTerm());
+  c.store(slotOf(u, 1), app);
+  link(c, nodeTerm(tag::Unt, u), branches);
+}
+
+/// Performs one interaction `neg ~ pos`.
+template <class Ctx> BENDC_HD void interact(Ctx &c, Term neg, Term pos, Rule rule) {
+  switch (rule) {
+  case Rule::Call: interactCall(c, neg, pos); return;
+  case Rule::Void: c.count(Rule::Void); return;
+  case Rule::Eras: interactEras(c, neg, pos); return;
+  case Rule::Anni: interactAnni(c, neg, pos); return;
+  case Rule::Comm: interactComm(c, neg, pos); return;
+  case Rule::Oper: interactOper(c, neg, pos); return;
+  case Rule::Swit: interactSwit(c, neg, pos); return;
+  case Rule::Invalid: c.fault(Fault::BadRedex, neg, pos); return;
+  }
+}
+
+/// The largest number of nodes one interaction may allocate, given the book.
+inline uint32_t maxNodesPerInteraction(const Book &book) {
+  uint32_t most = 4;
+  for (const DefInfo &d : book.defs)
+    most = d.nodeCount > most ? d.nodeCount : most;
+  return most;
+}
+
+} // namespace bendc::rt

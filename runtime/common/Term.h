@@ -1,0 +1,125 @@
+// The term: one 64-bit word that names what sits in a slot of the net.
+//
+//   Term ::= payload:56 | tag:8
+//
+// Memory is an array of slots; a node owns two consecutive slots (its auxiliary
+// ports), and a term that points to a node holds the node's index, so the net is
+// not capped at 4 GB. Every term has a polarity (seed 001): positive terms are
+// moved into negative locations by the atomic linker.
+//
+//   positive:  VAR (points to the slot of its negative twin), NUL (eraser),
+//              NUM (payload = 32-bit HVM2 number), REF (payload = definition id),
+//              positive nodes
+//   negative:  SUB (unbound variable: the slot is waiting for a value),
+//              ERA (eraser), negative nodes
+//
+// A node tag packs the HVM2 kind (CON, DUP, OPR, SWI), the polarity of the
+// principal port and the polarity of the first auxiliary slot; the second
+// auxiliary slot always has the principal's polarity. With polarities named,
+// CON is LAM +(-var +body), TUP +(+ +), APP -(+arg -ret) or UNT -(- -);
+// DUP is SUP +{+ +} or DUP -{- -}; OPR is -(+operand -result); SWI is
+// -(+branches -result). Flipping every polarity of a node gives its twin, which
+// commutation places in slots of the opposite polarity.
+#pragma once
+
+#include "runtime/common/HostDevice.h"
+
+#include <cstdint>
+
+namespace bendc::rt {
+
+using Term = uint64_t;
+using Loc = uint64_t;  // index of a slot; a node at index n owns slots 2n and 2n+1
+using Numb = uint32_t; // HVM2's number word: value:24 | type:5 (see Numeric.h)
+
+enum class Kind : uint8_t { Con = 0, Dup = 1, Opr = 2, Swi = 3 };
+
+namespace tag {
+inline constexpr uint8_t Free = 0x00; // an empty slot; never a live term
+inline constexpr uint8_t Var = 0x01;
+inline constexpr uint8_t Sub = 0x02;
+inline constexpr uint8_t Nul = 0x03;
+inline constexpr uint8_t Era = 0x04;
+inline constexpr uint8_t Num = 0x05;
+inline constexpr uint8_t Ref = 0x06;
+inline constexpr uint8_t Mark = 0x07; // a node on a free list (never read as a term)
+inline constexpr uint8_t NodeBit = 0x10;
+inline constexpr uint8_t PosBit = 0x02;  // principal port is positive
+inline constexpr uint8_t Aux1PosBit = 0x01;
+
+BENDC_HD constexpr uint8_t node(Kind kind, bool positive, bool aux1Positive) {
+  return NodeBit | (uint8_t(kind) << 2) | (positive ? PosBit : 0) | (aux1Positive ? Aux1PosBit : 0);
+}
+inline constexpr uint8_t Lam = node(Kind::Con, true, false);
+inline constexpr uint8_t Tup = node(Kind::Con, true, true);
+inline constexpr uint8_t App = node(Kind::Con, false, true);
+inline constexpr uint8_t Unt = node(Kind::Con, false, false);
+inline constexpr uint8_t Sup = node(Kind::Dup, true, true);
+inline constexpr uint8_t Dup = node(Kind::Dup, false, false);
+inline constexpr uint8_t Opr = node(Kind::Opr, false, true);
+inline constexpr uint8_t Swi = node(Kind::Swi, false, true);
+inline constexpr unsigned Count = 0x20;
+} // namespace tag
+
+BENDC_HD constexpr Term makeTerm(uint8_t t, uint64_t payload) { return (payload << 8) | t; }
+BENDC_HD constexpr uint8_t tagOf(Term t) { return uint8_t(t & 0xFF); }
+BENDC_HD constexpr uint64_t payloadOf(Term t) { return t >> 8; }
+
+BENDC_HD constexpr bool isNodeTag(uint8_t t) { return (t & tag::NodeBit) != 0; }
+BENDC_HD constexpr bool isNode(Term t) { return isNodeTag(tagOf(t)); }
+BENDC_HD constexpr Kind kindOf(uint8_t t) { return Kind((t >> 2) & 3); }
+/// Polarity of the term itself (of a node: of its principal port).
+BENDC_HD constexpr bool isPositiveTag(uint8_t t) {
+  return isNodeTag(t) ? (t & tag::PosBit) != 0
+                      : (t == tag::Var || t == tag::Nul || t == tag::Num || t == tag::Ref);
+}
+BENDC_HD constexpr bool isPositive(Term t) { return isPositiveTag(tagOf(t)); }
+/// Polarity of auxiliary slot `i` (0 or 1) of a node tag.
+BENDC_HD constexpr bool auxPositive(uint8_t nodeTag, unsigned i) {
+  return i == 0 ? (nodeTag & tag::Aux1PosBit) != 0 : (nodeTag & tag::PosBit) != 0;
+}
+/// The same node kind with every polarity flipped.
+BENDC_HD constexpr uint8_t twinTag(uint8_t nodeTag) {
+  return nodeTag ^ (tag::PosBit | tag::Aux1PosBit);
+}
+
+BENDC_HD constexpr Term nodeTerm(uint8_t nodeTag, Loc node) { return makeTerm(nodeTag, node); }
+BENDC_HD constexpr Loc nodeOf(Term t) { return payloadOf(t); }
+BENDC_HD constexpr Loc slotOf(Loc node, unsigned i) { return node * 2 + i; }
+BENDC_HD constexpr Term varTerm(Loc negSlot) { return makeTerm(tag::Var, negSlot); }
+BENDC_HD constexpr Term subTerm() { return makeTerm(tag::Sub, 0); }
+BENDC_HD constexpr Term nulTerm() { return makeTerm(tag::Nul, 0); }
+BENDC_HD constexpr Term eraTerm() { return makeTerm(tag::Era, 0); }
+BENDC_HD constexpr Term numTerm(Numb n) { return makeTerm(tag::Num, n); }
+BENDC_HD constexpr Term refTerm(uint32_t def) { return makeTerm(tag::Ref, def); }
+BENDC_HD constexpr Numb numOf(Term t) { return Numb(payloadOf(t)); }
+BENDC_HD constexpr uint32_t refOf(Term t) { return uint32_t(payloadOf(t)); }
+
+/// A readable name for a tag, for messages.
+inline const char *tagName(uint8_t t) {
+  switch (t) {
+  case tag::Free: return "an empty slot";
+  case tag::Var: return "a variable";
+  case tag::Sub: return "an unbound variable";
+  case tag::Nul: return "an eraser (positive)";
+  case tag::Era: return "an eraser";
+  case tag::Num: return "a number";
+  case tag::Ref: return "a reference";
+  case tag::Lam: return "a lambda (LAM)";
+  case tag::Tup: return "a pair (TUP)";
+  case tag::App: return "an application (APP)";
+  case tag::Unt: return "a pair pattern (UNT)";
+  case tag::Sup: return "a superposition (SUP)";
+  case tag::Dup: return "a duplication (DUP)";
+  case tag::Opr: return "an operator (OPR)";
+  case tag::Swi: return "a switch (SWI)";
+  default: return isNodeTag(t) ? (isPositiveTag(t) ? "a positive node" : "a negative node") : "an unknown term";
+  }
+}
+
+/// Node 0 is reserved: slot 0 is the root (a negative location that receives the
+/// result), slot 1 is never used. Allocation starts at node 1.
+inline constexpr Loc RootSlot = 0;
+inline constexpr Loc FirstNode = 1;
+
+} // namespace bendc::rt

@@ -1,0 +1,37 @@
+// Net memory for the CPU runtime: the slot array (two 64-bit slots per node)
+// and one dead-slot counter byte per node, reserved with mmap so untouched
+// pages cost nothing.
+#pragma once
+
+#include "runtime/common/Term.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace bendc::rt {
+
+class Arena {
+public:
+  /// Reserves room for as many nodes as fit in `bytes`. `ok()` says whether it worked.
+  explicit Arena(uint64_t bytes);
+  ~Arena();
+  Arena(const Arena &) = delete;
+  Arena &operator=(const Arena &) = delete;
+
+  bool ok() const { return slots != nullptr; }
+  Term *slotData() const { return slots; }
+  uint8_t *deadData() const { return dead; }
+  Loc nodeCount() const { return nodes; }
+  static constexpr uint64_t bytesPerNode = 2 * sizeof(Term) + 1;
+
+  /// Writes to nodes [begin, end) so the kernel maps their pages now.
+  void touch(Loc begin, Loc end);
+
+private:
+  Term *slots = nullptr;
+  uint8_t *dead = nullptr;
+  Loc nodes = 0;
+  size_t slotBytes = 0, deadBytes = 0;
+};
+
+} // namespace bendc::rt

@@ -1,0 +1,305 @@
+#include "runtime/cpu/CpuRuntime.h"
+#include "runtime/common/Interact.h"
+#include "runtime/common/Readback.h"
+#include "runtime/cpu/Arena.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace bendc::rt {
+
+namespace {
+
+struct Redex {
+  Term neg, pos;
+};
+
+constexpr RuleTable ruleTable;
+
+/// Nodes a thread takes from the global arena at a time.
+constexpr Loc ChunkNodes = Loc(1) << 15;
+/// Nodes touched before the clock starts (32 MiB of slots): enough for small
+/// programs to never fault a page while timed, small enough to cost little.
+constexpr Loc PretouchNodes = Loc(1) << 21;
+
+/// State every worker shares.
+struct Shared {
+  Arena *arena = nullptr;
+  const Book *book = nullptr;
+  unsigned threads = 1;
+  uint32_t reserveNodes = 4;
+  std::atomic<Loc> nextChunk{FirstNode};
+  // Work sharing.
+  std::mutex poolMutex;
+  std::condition_variable poolCv;
+  std::vector<Redex> pool;
+  unsigned idle = 0;                  // guarded by poolMutex
+  bool done = false;                  // guarded by poolMutex
+  std::atomic<unsigned> hungry{0};    // threads waiting for work
+  std::atomic<size_t> poolSize{0};    // pool.size(), readable without the lock
+  // Failure: the first one wins.
+  std::atomic<int> failure{int(RunStatus::Ok)};
+  std::atomic<uint8_t> fault{uint8_t(Fault::None)};
+  std::atomic<uint16_t> faultTags{0}; // negative tag << 8 | positive tag
+
+  void fail(RunStatus status) {
+    int expected = int(RunStatus::Ok);
+    failure.compare_exchange_strong(expected, int(status));
+    std::lock_guard<std::mutex> lock(poolMutex);
+    done = true;
+    poolCv.notify_all();
+  }
+  bool failed() const { return failure.load(std::memory_order_relaxed) != int(RunStatus::Ok); }
+};
+
+/// One worker thread; also the context the interaction engine runs in.
+class Worker {
+public:
+  // --- the context interface of runtime/common/Interact.h ---
+  const Term *bookSlots;
+  const Term *bookRedexes;
+  const DefInfo *defs;
+  Loc *scratch;
+
+  Term load(Loc slot) const { return std::atomic_ref<Term>(slots[slot]).load(std::memory_order_relaxed); }
+  void store(Loc slot, Term t) { std::atomic_ref<Term>(slots[slot]).store(t, std::memory_order_relaxed); }
+  Term exchange(Loc slot, Term t) {
+    return std::atomic_ref<Term>(slots[slot]).exchange(t, std::memory_order_acq_rel);
+  }
+  uint32_t addDead(Loc node, uint32_t n) {
+    return std::atomic_ref<uint8_t>(dead[node]).fetch_add(uint8_t(n), std::memory_order_acq_rel);
+  }
+  void clearDead(Loc node) { std::atomic_ref<uint8_t>(dead[node]).store(0, std::memory_order_relaxed); }
+  Loc alloc() {
+    if (freeHead != 0) {
+      Loc n = freeHead;
+      freeHead = load(slotOf(n, 0));
+      --freeCount;
+      return n;
+    }
+    return bump++;
+  }
+  void release(Loc node) {
+    store(slotOf(node, 0), freeHead);
+    freeHead = node;
+    ++freeCount;
+  }
+  void push(Term neg, Term pos) { stack.push_back({neg, pos}); }
+  void count(Rule rule) { ++counts[unsigned(rule)]; }
+  void fault(Fault f, Term neg, Term pos) {
+    shared.fault.store(uint8_t(f), std::memory_order_relaxed);
+    shared.faultTags.store(uint16_t(tagOf(neg) << 8 | tagOf(pos)), std::memory_order_relaxed);
+    shared.fail(RunStatus::Fault);
+  }
+
+  // --- the worker itself ---
+  Worker(Shared &shared, std::vector<Loc> &scratchSpace)
+      : bookSlots(shared.book->slots.data()), bookRedexes(shared.book->redexes.data()),
+        defs(shared.book->defs.data()), scratch(scratchSpace.data()), shared(shared),
+        slots(shared.arena->slotData()), dead(shared.arena->deadData()) {
+    stack.reserve(1 << 12);
+  }
+
+  void boot(uint32_t mainId) {
+    if (!reserve(defs[mainId].nodeCount))
+      return;
+    store(RootSlot, subTerm()); // the root waits for the result like any bound variable
+    count(Rule::Call);          // HVM2 counts the expansion of @main into the root
+    Term root = expand(*this, mainId);
+    move(*this, RootSlot, root);
+  }
+
+  void runLoop();
+
+  std::array<uint64_t, RuleCount> counts{};
+
+private:
+  /// Makes sure `n` nodes can be allocated without checks.
+  bool reserve(uint64_t n) {
+    if (freeCount + (bumpEnd - bump) >= n)
+      return true;
+    return refill(n);
+  }
+  bool refill(uint64_t n);
+  void shareWork();
+  bool waitForWork();
+
+  Shared &shared;
+  Term *slots;
+  uint8_t *dead;
+  std::vector<Redex> stack;
+  Loc freeHead = 0;
+  uint64_t freeCount = 0;
+  Loc bump = 0, bumpEnd = 0;
+};
+
+bool Worker::refill(uint64_t n) {
+  // Leftovers of the current chunk go to the free list.
+  while (bump < bumpEnd)
+    release(bump++);
+  Loc want = std::max<Loc>(ChunkNodes, n);
+  Loc begin = shared.nextChunk.fetch_add(want, std::memory_order_relaxed);
+  Loc end = begin + want;
+  if (end > shared.arena->nodeCount()) {
+    shared.nextChunk.store(shared.arena->nodeCount(), std::memory_order_relaxed);
+    if (begin < shared.arena->nodeCount())
+      for (Loc i = begin; i < shared.arena->nodeCount(); ++i)
+        release(i);
+    if (freeCount >= n)
+      return true;
+    shared.fail(RunStatus::OutOfMemory);
+    return false;
+  }
+  bump = begin;
+  bumpEnd = end;
+  return true;
+}
+
+void Worker::shareWork() {
+  size_t give = stack.size() / 2;
+  std::lock_guard<std::mutex> lock(shared.poolMutex);
+  // The oldest redexes are at the bottom; they tend to stand for the most work.
+  shared.pool.insert(shared.pool.end(), stack.begin(), stack.begin() + give);
+  shared.poolSize.store(shared.pool.size(), std::memory_order_relaxed);
+  stack.erase(stack.begin(), stack.begin() + give);
+  shared.poolCv.notify_all();
+}
+
+bool Worker::waitForWork() {
+  std::unique_lock<std::mutex> lock(shared.poolMutex);
+  ++shared.idle;
+  while (true) {
+    if (shared.done)
+      return false;
+    if (!shared.pool.empty()) {
+      size_t take = std::max<size_t>(1, shared.pool.size() / 2);
+      stack.insert(stack.end(), shared.pool.end() - take, shared.pool.end());
+      shared.pool.resize(shared.pool.size() - take);
+      shared.poolSize.store(shared.pool.size(), std::memory_order_relaxed);
+      --shared.idle;
+      return true;
+    }
+    if (shared.idle == shared.threads) {
+      shared.done = true;
+      shared.poolCv.notify_all();
+      return false;
+    }
+    shared.hungry.fetch_add(1, std::memory_order_relaxed);
+    shared.poolCv.wait(lock);
+    shared.hungry.fetch_sub(1, std::memory_order_relaxed);
+  }
+}
+
+void Worker::runLoop() {
+  uint32_t need = shared.reserveNodes;
+  uint32_t tick = 0;
+  do {
+    while (!stack.empty()) {
+      if (!reserve(need))
+        return;
+      Redex r = stack.back();
+      stack.pop_back();
+      interact(*this, r.neg, r.pos, ruleTable.rules[tagOf(r.neg)][tagOf(r.pos)]);
+      if ((++tick & 127) == 0) {
+        if (shared.failed())
+          return;
+        if (shared.hungry.load(std::memory_order_relaxed) != 0 && stack.size() > 1 &&
+            shared.poolSize.load(std::memory_order_relaxed) == 0)
+          shareWork();
+      }
+    }
+  } while (waitForWork());
+}
+
+} // namespace
+
+RunResult runCpu(const Book &book, const RunOptions &options) {
+  RunResult result;
+  unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  uint64_t memBytes = options.memBytes ? options.memBytes : defaultMemBytes();
+  Arena arena(memBytes);
+  if (!arena.ok()) {
+    result.status = RunStatus::OutOfMemory;
+    result.message = "out of memory: cannot reserve " + std::to_string(memBytes >> 20) +
+                     " MiB of address space for the net; lower it with --mem (e.g. --mem 1G)";
+    return result;
+  }
+
+  Shared shared;
+  shared.arena = &arena;
+  shared.book = &book;
+  shared.threads = threads;
+  shared.reserveNodes = maxNodesPerInteraction(book);
+
+  // Map the first pages of the arena before the clock starts, in parallel.
+  {
+    Loc end = std::min<Loc>(arena.nodeCount(), PretouchNodes);
+    std::vector<std::thread> touchers;
+    for (unsigned t = 0; t < threads; ++t)
+      touchers.emplace_back([&, t] { arena.touch(end * t / threads, end * (t + 1) / threads); });
+    for (auto &th : touchers)
+      th.join();
+  }
+
+  std::vector<std::vector<Loc>> scratch(threads, std::vector<Loc>(shared.reserveNodes));
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (unsigned t = 0; t < threads; ++t)
+    workers.push_back(std::make_unique<Worker>(shared, scratch[t]));
+
+  auto start = std::chrono::steady_clock::now();
+  workers[0]->boot(book.mainId);
+  if (threads == 1) {
+    workers[0]->runLoop();
+  } else {
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] { workers[t]->runLoop(); });
+    for (auto &th : pool)
+      th.join();
+  }
+  auto stop = std::chrono::steady_clock::now();
+
+  RunStats &stats = result.stats;
+  stats.seconds = std::chrono::duration<double>(stop - start).count();
+  stats.threads = threads;
+  stats.backend = "cpu";
+  stats.peakNodes = std::min<Loc>(shared.nextChunk.load(), arena.nodeCount());
+  for (auto &w : workers)
+    for (unsigned r = 0; r < RuleCount; ++r)
+      stats.byRule[r] += w->counts[r];
+  for (uint64_t c : stats.byRule)
+    stats.interactions += c;
+
+  result.status = RunStatus(shared.failure.load());
+  switch (result.status) {
+  case RunStatus::Ok:
+    result.result = readback(arena.slotData(), book);
+    break;
+  case RunStatus::OutOfMemory:
+    result.message = "out of memory: the net needed more than " + std::to_string(arena.nodeCount()) +
+                     " nodes (" + std::to_string(memBytes >> 20) +
+                     " MiB with --mem); raise the limit with --mem, e.g. --mem " +
+                     std::to_string(std::max<uint64_t>(2 * (memBytes >> 30), 1)) + "G";
+    break;
+  case RunStatus::Fault: {
+    uint16_t tags = shared.faultTags.load();
+    std::string what = std::string(tagName(uint8_t(tags >> 8))) + " met " + tagName(uint8_t(tags & 0xFF));
+    result.message = Fault(shared.fault.load()) == Fault::PolarityClash
+                         ? "invalid net: " + what +
+                               ": their ports have clashing polarities (for example a pair applied "
+                               "as a function)"
+                         : "invalid net: a redex joined two terms of the same polarity (" + what + ")";
+    break;
+  }
+  default:
+    break;
+  }
+  return result;
+}
+
+} // namespace bendc::rt

@@ -1,0 +1,85 @@
+#include "FrontendTestUtil.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using namespace bendc;
+using namespace bendc::test;
+using frontend::EmitStage;
+
+TEST_CASE("equations become a match on constructor tags") {
+  auto r = runOn("type B = T | F\nnot (B/T) = B/F\nnot (B/F) = B/T\nmain = (not B/T)\n",
+                 emitting(EmitStage::Core, false));
+  CHECK(!r->diags->hasErrors());
+  CHECK(r->result.emitted.find(
+            "not = λ%arg0 (%arg0 λ%tag1 switch %tag1 { 0: B/F; _: λ* B/T })") != std::string::npos);
+}
+
+TEST_CASE("the Scott encoding applies the value to one function per constructor") {
+  frontend::FrontendOptions o = emitting(EmitStage::Core, false);
+  o.encoding = core::AdtEncoding::Scott;
+  auto r = runOn("type B = T | F\nnot (B/T) = B/F\nnot (B/F) = B/T\nmain = (not B/T)\n", o);
+  CHECK(r->result.emitted.find("not = λ%arg0 (%arg0 B/F B/T)") != std::string::npos);
+}
+
+TEST_CASE("a missing constructor case is reported") {
+  auto r = runOn("type C = A | B | D\nf (C/A) = 1\nf (C/B) = 2\nmain = (f C/A)\n",
+                 emitting(EmitStage::None, false));
+  CHECK(r->text().find("[NonExhaustiveMatch]") != std::string::npos);
+}
+
+TEST_CASE("a program is Core when it has no errors") {
+  auto r = runOn("main = [1, 2, 3]\n");
+  CHECK(!r->diags->hasErrors());
+  REQUIRE(r->result.program);
+  CHECK(r->result.program->entry == "main");
+}
+
+TEST_CASE("a 100000-element list literal does not exhaust the stack") {
+  std::string src = "main = [";
+  for (int i = 0; i < 100000; ++i)
+    src += "1, ";
+  src += "2]\n";
+  auto r = runOn(src, emitting(EmitStage::Core));
+  CHECK(!r->diags->hasErrors());
+  CHECK(r->result.program);
+}
+
+TEST_CASE("a 10000-deep expression does not exhaust the stack") {
+  std::string src = "main = ";
+  for (int i = 0; i < 10000; ++i)
+    src += "(+ 1 ";
+  src += "1";
+  for (int i = 0; i < 10000; ++i)
+    src += ")";
+  src += "\n";
+  auto r = runOn(src, emitting(EmitStage::Core));
+  CHECK(!r->diags->hasErrors());
+  std::string imp = "def main():\n  return ";
+  for (int i = 0; i < 10000; ++i)
+    imp += "(1 + ";
+  imp += "1";
+  for (int i = 0; i < 10000; ++i)
+    imp += ")";
+  imp += "\n";
+  auto r2 = runOn(imp, emitting(EmitStage::Ast));
+  CHECK(!r2->diags->hasErrors());
+}
+
+TEST_CASE("nesting beyond the limit is a diagnostic") {
+  std::string src = "main = " + std::string(30000, '[');
+  auto r = runOn(src, emitting(EmitStage::Core, false));
+  CHECK(r->text().find("[TooDeep]") != std::string::npos);
+}
+
+TEST_CASE("fold captures the variables it uses") {
+  auto r = runOn("type L = (C h ~t) | N\n"
+                 "def sum(xs, k):\n  fold xs:\n    case L/C:\n      return xs.h * k + xs.t\n"
+                 "    case L/N:\n      return 0\n"
+                 "main = (sum (L/C 1 L/N) 2)\n",
+                 emitting(EmitStage::Core, false));
+  CHECK(!r->diags->hasErrors());
+  CHECK(r->result.emitted.find("sum__fold0 = λk λxs") != std::string::npos);
+  CHECK(r->result.emitted.find("(sum__fold0 k xs.t)") != std::string::npos);
+}

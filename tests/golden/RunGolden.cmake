@@ -1,0 +1,35 @@
+# Runs bendc on one golden input and compares stdout+stderr and the exit code
+# with <input>.expected. Invoked by ctest; see bendc_golden_dir in tests/CMakeLists.txt.
+file(STRINGS ${INPUT} first_line LIMIT_COUNT 1)
+get_filename_component(ext ${INPUT} LAST_EXT)
+get_filename_component(name ${INPUT} NAME)
+get_filename_component(dir ${INPUT} DIRECTORY)
+if(first_line MATCHES "^(//|#) ARGS:(.*)$")
+  separate_arguments(args UNIX_COMMAND "${CMAKE_MATCH_2}")
+elseif(ext STREQUAL ".hvm")
+  set(args --run)
+else()
+  set(args --check)
+endif()
+# Paths in messages are relative to the test's folder, so expectations do not
+# depend on where the checkout lives.
+execute_process(COMMAND ${BENDC} ${args} ${name}
+                WORKING_DIRECTORY ${dir}
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc
+                TIMEOUT 120)
+string(REGEX REPLACE "- (TIME|MIPS|NODES):[^\n]*\n" "" out "${out}")
+set(actual "${out}${err}exit: ${rc}\n")
+if(DEFINED ENV{BENDC_UPDATE_GOLDEN})
+  file(WRITE ${INPUT}.expected "${actual}")
+  return()
+endif()
+if(name MATCHES "^fail_" AND rc EQUAL 0)
+  message(FATAL_ERROR "${name} is a fail_ test but bendc exited 0:\n${actual}")
+endif()
+if(NOT EXISTS ${INPUT}.expected)
+  message(FATAL_ERROR "missing ${INPUT}.expected; actual output:\n${actual}")
+endif()
+file(READ ${INPUT}.expected expected)
+if(NOT actual STREQUAL expected)
+  message(FATAL_ERROR "output differs from ${name}.expected\n--- expected\n${expected}--- actual\n${actual}")
+endif()

@@ -1,0 +1,257 @@
+// The CUDA runtime against the CPU runtime: for every rule and for small and
+// medium parallel programs, the same result text and the same interaction
+// counts by rule (interaction nets are confluent, so counts do not depend on
+// the schedule). Without a device the GPU cases print "skipped: no CUDA
+// device" (ctest reports the test as skipped); the no-device behaviour itself
+// is checked everywhere.
+#include "frontend/Diagnostic.h"
+#include "frontend/hvm/HvmReader.h"
+#include "lowering/Polarize.h"
+#include "runtime/Runtime.h"
+#include "runtime/common/Numeric.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+using namespace bendc;
+
+namespace {
+
+struct Outcome {
+  rt::RunResult run;
+  std::string diagnostics;
+};
+
+Outcome runText(const std::string &text, rt::Backend backend, uint64_t mem = 256 << 20) {
+  llvm::SourceMgr sm;
+  unsigned buf = sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "test.hvm"), llvm::SMLoc());
+  DiagnosticEngine diags(sm);
+  Outcome out;
+  auto netBook = readHvmBook(sm, buf, diags);
+  std::optional<rt::Book> book;
+  if (netBook && !diags.hasErrors())
+    book = polarize(*netBook, diags);
+  llvm::raw_string_ostream os(out.diagnostics);
+  diags.renderText(os);
+  if (!book || diags.hasErrors()) {
+    out.run.status = rt::RunStatus::Fault;
+    out.run.message = "the test program did not load";
+    return out;
+  }
+  rt::RunOptions options;
+  options.backend = backend;
+  options.threads = backend == rt::Backend::Cpu ? 2 : 0;
+  options.memBytes = mem;
+  out.run = rt::run(*book, options);
+  return out;
+}
+
+/// A book whose @main is the number 1, built by hand so probing needs nothing else.
+rt::Book trivialBook() {
+  rt::Book book;
+  book.names = {"main"};
+  rt::DefInfo main;
+  main.root = rt::numTerm(rt::num::makeU24(1));
+  book.defs = {main};
+  return book;
+}
+
+rt::RunResult runTrivial(rt::Backend backend) {
+  rt::RunOptions options;
+  options.backend = backend;
+  options.memBytes = 16 << 20;
+  return rt::run(trivialBook(), options);
+}
+
+/// Whether a usable CUDA device is present; says so once when it is not.
+bool devicePresent() {
+  static const bool present = [] {
+    bool found = runTrivial(rt::Backend::Cuda).status != rt::RunStatus::NoDevice;
+    if (!found)
+      std::printf("skipped: no CUDA device\n");
+    return found;
+  }();
+  return present;
+}
+
+#define REQUIRE_DEVICE()                                                                          \
+  do {                                                                                            \
+    if (!devicePresent())                                                                         \
+      return;                                                                                     \
+  } while (0)
+
+/// Runs `program` on both backends and requires the same outcome.
+void sameOnBoth(const std::string &program, uint64_t mem = 256 << 20) {
+  CAPTURE(program);
+  CAPTURE(mem);
+  Outcome cpu = runText(program, rt::Backend::Cpu, mem);
+  Outcome gpu = runText(program, rt::Backend::Cuda, mem);
+  INFO(cpu.diagnostics);
+  INFO("cpu: ", cpu.run.message);
+  INFO("cuda: ", gpu.run.message);
+  REQUIRE(int(gpu.run.status) == int(cpu.run.status));
+  CHECK(gpu.run.stats.backend.rfind("cuda (", 0) == 0);
+  if (cpu.run.status != rt::RunStatus::Ok)
+    return;
+  CHECK(gpu.run.result == cpu.run.result);
+  CHECK(gpu.run.stats.interactions == cpu.run.stats.interactions);
+  for (unsigned r = 0; r < rt::RuleCount; ++r) {
+    CAPTURE(r);
+    CHECK(gpu.run.stats.byRule[r] == cpu.run.stats.byRule[r]);
+  }
+}
+
+// Every rule, as in the CPU runtime's tests.
+const char *const rulePrograms[] = {
+    "@main = r & @id ~ (5 r)\n@id = (x x)\n",
+    "@main = r & (a a) ~ (7 r)\n",
+    "@main = (b a) & (1 2) ~ (a b)\n",
+    "@main = (a b) & {a b} ~ {1 2}\n",
+    "@main = (a b) & {a b} ~ (x x)\n",
+    "@main = (a b) & {a b} ~ (1 2)\n",
+    "@main = (a b) & {a b} ~ (x (y (x y)))\n",
+    "@main = 1 & * ~ 2\n",
+    "@main = 1 & * ~ @k\n@k = 9\n",
+    "@main = 1 & * ~ (a a)\n",
+    "@main = r & (* r) ~ (* 4)\n",
+    "@main = (a b) & {a b} ~ 5\n",
+    "@main = (a b) & {a b} ~ @k\n@k = (x x)\n",
+    "@main = (a b) & {a b} ~ @d\n@d = ({x y} (x y))\n",
+    "@main = r & 3 ~ $([+4] r)\n",
+    "@main = r & 10 ~ $([:-3] r)\n",
+    "@main = r & 3 ~ $([+] $(4 r))\n",
+    "@main = r & 10 ~ $([-] $(x r)) & @three ~ x\n@three = 3\n",
+    "@main = r & 2.5 ~ $([*] $(2.0 r))\n",
+    "@main = r & -3 ~ $([*] $(+2 r))\n",
+    "@main = r & 0 ~ ?((10 (p p)) r)\n",
+    "@main = r & 5 ~ ?((10 (p p)) r)\n",
+    "@main = r & 3 ~ ?((10 @pred) r)\n@pred = (p p)\n",
+    "@main = (a a)\n",
+    "@main = (a (b (b a)))\n",
+    // Faults are reported alike.
+    "@main = r & @t ~ (1 r)\n@t = (2 3)\n",
+};
+
+// A parallel recursive sum: 2^d leaves, each its own index.
+std::string sumProgram(unsigned depth) {
+  return "@main = r & @sum ~ (" + std::to_string(depth) + R"( (0 r))
+@sum = (?(((x x) @sum/go) f) f)
+@sum/go = ({p q} ({$([*2] a) $([*2] $([+1] b))} r))
+  &! @sum ~ (p (a $([+] $(s r))))
+  &! @sum ~ (q (b s))
+)";
+}
+
+// A tree of tuples built, then summed.
+std::string treeProgram(unsigned depth) {
+  std::string d = std::to_string(depth);
+  return "@main = r & @sum ~ (" + d + " (t r)) & @gen ~ (" + d + R"( (0 t))
+@gen = (?(((x x) @gen/go) f) f)
+@gen/go = ({p q} ({$([*2] a) $([*2] $([+1] b))} (l r)))
+  &! @gen ~ (p (a l))
+  &! @gen ~ (q (b r))
+@sum = (?(((t t) @sum/go) f) f)
+@sum/go = ({p q} ((a b) r))
+  &! @sum ~ (p (a $([+] $(s r))))
+  &! @sum ~ (q (b s))
+)";
+}
+
+// A sequential loop: one redex at a time, memory reused.
+std::string loopProgram(unsigned n) {
+  return "@main = r & @loop ~ (" + std::to_string(n) + R"( r)
+@loop = (?((0 @loop/go) f) f)
+@loop/go = (p r) & @loop ~ (p r)
+)";
+}
+
+// A definition of about `n` nodes: a function that duplicates its argument
+// into a pair with a long list. Applied twice in parallel and once more through
+// a duplicator (the definition duplicates, so it is expanded, not copied).
+std::string bigDefinition(unsigned n) {
+  std::string list = "y";
+  for (unsigned i = n; i > 0; --i)
+    list = "(" + std::to_string(i % 1000) + " " + list + ")";
+  return "@main = ((a b) (c d)) & @big ~ (1 a) & @big ~ (2 b) & {(3 c) (4 d)} ~ @big\n"
+         "@big = ({x y} (x " + list + "))\n";
+}
+
+} // namespace
+
+TEST_CASE("--backend=cuda without a device is NoDevice with a message") {
+  rt::RunResult r = runTrivial(rt::Backend::Cuda);
+  if (r.status == rt::RunStatus::Ok) {
+    MESSAGE("a CUDA device is present; run this test with CUDA_VISIBLE_DEVICES= to check the no-device path");
+    CHECK(r.result == "1");
+    return;
+  }
+  CHECK(r.status == rt::RunStatus::NoDevice);
+  CHECK(!r.message.empty());
+  CHECK(r.message.find("--backend=cpu") != std::string::npos);
+  CHECK(r.result.empty());
+  // Auto falls back to the CPU, quietly.
+  rt::RunResult a = runTrivial(rt::Backend::Auto);
+  CHECK(a.status == rt::RunStatus::Ok);
+  CHECK(a.result == "1");
+  CHECK(a.stats.backend == "cpu");
+}
+
+TEST_CASE("gpu: every rule gives the CPU's result and counts") {
+  REQUIRE_DEVICE();
+  for (const char *program : rulePrograms)
+    sameOnBoth(program);
+}
+
+TEST_CASE("gpu: parallel sum and tree programs match the CPU") {
+  REQUIRE_DEVICE();
+  for (unsigned depth : {1u, 4u, 10u, 14u, 18u})
+    sameOnBoth(sumProgram(depth));
+  for (unsigned depth : {1u, 6u, 12u, 16u})
+    sameOnBoth(treeProgram(depth));
+  Outcome sum = runText(sumProgram(14), rt::Backend::Cuda);
+  CHECK(sum.run.result == std::to_string((16384ull * 16383 / 2) % (1 << 24)));
+}
+
+TEST_CASE("gpu: little memory: pooled free nodes and the large-definition pass") {
+  REQUIRE_DEVICE();
+  // With 64 MiB the per-thread scratch is tiny, so nearly every expansion goes
+  // through the large-definition pass, and allocation runs near the limit.
+  sameOnBoth(sumProgram(16), 64 << 20);
+  sameOnBoth(treeProgram(14), 64 << 20);
+}
+
+TEST_CASE("gpu: definitions larger than a thread's scratch") {
+  REQUIRE_DEVICE();
+  sameOnBoth(bigDefinition(3000), 1ull << 30);
+  sameOnBoth(bigDefinition(3000), 64 << 20);
+}
+
+TEST_CASE("gpu: a long sequential loop reuses memory") {
+  REQUIRE_DEVICE();
+  sameOnBoth(loopProgram(50000), 16 << 20);
+}
+
+TEST_CASE("gpu: running out of device memory is reported, not a crash") {
+  REQUIRE_DEVICE();
+  Outcome o = runText("@main = r & @grow ~ (1 r)\n@grow = ({a b} (c d)) & @grow ~ (a c) & @grow ~ (b d)\n",
+                      rt::Backend::Cuda, 1 << 20);
+  CHECK(o.run.status == rt::RunStatus::OutOfMemory);
+  CHECK(o.run.message.find("out of memory") == 0);
+  CHECK(o.run.message.find("--mem") != std::string::npos);
+}
+
+TEST_CASE("gpu: timing and backend name") {
+  REQUIRE_DEVICE();
+  Outcome o = runText(sumProgram(10), rt::Backend::Cuda);
+  REQUIRE(o.run.status == rt::RunStatus::Ok);
+  CHECK(o.run.stats.seconds > 0);
+  CHECK(o.run.stats.threads > 0);
+  CHECK(o.run.stats.peakNodes > 0);
+}

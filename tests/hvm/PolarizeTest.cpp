@@ -1,0 +1,383 @@
+// Polarity inference: the node tags it chooses, the runtime book it lays out,
+// how it substitutes variables at roots and redex sides, and what it rejects.
+#include "lowering/Polarize.h"
+#include "frontend/hvm/HvmReader.h"
+#include "runtime/common/Numeric.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using namespace bendc;
+using namespace bendc::rt;
+
+namespace {
+
+/// Reads `text` as test.hvm and polarizes it.
+struct Polarized {
+  llvm::SourceMgr sm;
+  DiagnosticEngine diags{sm};
+  std::optional<net::Book> net;
+  std::optional<Book> book;
+
+  explicit Polarized(llvm::StringRef text) {
+    unsigned id = sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "test.hvm"),
+                                        llvm::SMLoc());
+    net = readHvmBook(sm, id, diags);
+    if (net)
+      book = polarize(*net, diags);
+  }
+
+  std::string messages() const {
+    std::string out;
+    for (const Diagnostic &d : diags.diagnostics()) {
+      if (d.range.Start.isValid()) {
+        auto [line, col] = sm.getLineAndColumn(d.range.Start);
+        out += std::to_string(line) + ":" + std::to_string(col) + ": ";
+      }
+      out += d.message + " [" + diagKindName(d.kind).str() + "]\n";
+    }
+    return out;
+  }
+
+  uint32_t id(llvm::StringRef name) const {
+    for (uint32_t i = 0; i < book->names.size(); ++i)
+      if (book->names[i] == name)
+        return i;
+    FAIL("no definition named " << name.str());
+    return 0;
+  }
+  const DefInfo &def(llvm::StringRef name = "main") const { return book->defs[id(name)]; }
+  Term root(llvm::StringRef name = "main") const { return def(name).root; }
+  Term slot(unsigned node, unsigned i, llvm::StringRef name = "main") const {
+    REQUIRE(node < def(name).nodeCount);
+    return book->slots[def(name).firstSlot + 2 * node + i];
+  }
+  std::pair<Term, Term> redex(unsigned i, llvm::StringRef name = "main") const {
+    REQUIRE(i < def(name).redexCount);
+    const Term *r = &book->redexes[def(name).firstRedex + 2 * i];
+    return {r[0], r[1]};
+  }
+};
+
+/// The only diagnostics of a book that must not polarize.
+std::string rejection(llvm::StringRef text) {
+  Polarized p(text);
+  REQUIRE_MESSAGE(p.net, p.messages());
+  CHECK_FALSE(p.book);
+  return p.messages();
+}
+
+Term u24(uint32_t n) { return numTerm(num::makeU24(n)); }
+
+std::pair<Term, Term> pair(Term neg, Term pos) { return {neg, pos}; }
+
+} // namespace
+
+TEST_CASE("the identity is a LAM whose variable slot waits for its argument") {
+  Polarized p("@main = (a a)");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  CHECK(p.def().nodeCount == 1);
+  CHECK(p.root() == nodeTerm(tag::Lam, 0));
+  CHECK(p.slot(0, 0) == subTerm());
+  CHECK(p.slot(0, 1) == varTerm(0));
+  CHECK(p.def().safe);
+}
+
+TEST_CASE("an application is an APP against a reference, the root a variable") {
+  Polarized p("@main = r & @id ~ (1 r)\n@id = (a a)");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  CHECK(p.redex(0) == pair(nodeTerm(tag::App, 0), refTerm(p.id("id"))));
+  CHECK(p.slot(0, 0) == u24(1));
+  CHECK(p.slot(0, 1) == subTerm());
+  CHECK(p.root() == varTerm(1));
+}
+
+TEST_CASE("a pair built from numbers is a TUP") {
+  Polarized p("@main = (1 (2 *))");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  CHECK(p.root() == nodeTerm(tag::Tup, 0));
+  CHECK(p.slot(0, 0) == u24(1));
+  CHECK(p.slot(0, 1) == nodeTerm(tag::Tup, 1));
+  CHECK(p.slot(1, 0) == u24(2));
+  CHECK(p.slot(1, 1) == nulTerm());
+}
+
+TEST_CASE("a pair taken apart into negative variables is an UNT") {
+  Polarized p("@main = {a b} & (1 2) ~ (a b)");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  CHECK(p.root() == nodeTerm(tag::Sup, 0));
+  CHECK(p.redex(0) == pair(nodeTerm(tag::Unt, 2), nodeTerm(tag::Tup, 1)));
+  CHECK(p.slot(2, 0) == subTerm());
+  CHECK(p.slot(0, 0) == varTerm(4));
+}
+
+TEST_CASE("a duplication of a variable is a DUP, a superposition a SUP") {
+  Polarized p("@main = (x (a b))\n  & {a b} ~ x");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  // x is the λ's variable, so the DUP sits in the λ's variable slot.
+  CHECK(p.root() == nodeTerm(tag::Lam, 0));
+  CHECK(p.slot(0, 0) == nodeTerm(tag::Dup, 2));
+  CHECK(p.slot(0, 1) == nodeTerm(tag::Tup, 1));
+  CHECK(p.slot(1, 0) == varTerm(4));
+  CHECK(p.slot(1, 1) == varTerm(5));
+  CHECK(p.slot(2, 0) == subTerm());
+  CHECK(p.slot(2, 1) == subTerm());
+  CHECK(p.def().redexCount == 0);
+}
+
+TEST_CASE("a switch is SWI, its branches a TUP, the successor case a LAM") {
+  Polarized p("@main = x & 0 ~ ?((1 (* 2)) x)");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  CHECK(p.redex(0) == pair(nodeTerm(tag::Swi, 0), u24(0)));
+  CHECK(p.slot(0, 0) == nodeTerm(tag::Tup, 1));
+  CHECK(p.slot(0, 1) == subTerm());
+  CHECK(p.root() == varTerm(1));
+  CHECK(p.slot(1, 0) == u24(1));
+  CHECK(p.slot(1, 1) == nodeTerm(tag::Lam, 2));
+  CHECK(p.slot(2, 0) == eraTerm());
+  CHECK(p.slot(2, 1) == u24(2));
+}
+
+TEST_CASE("a switch's zero case is positive even when it is a variable") {
+  Polarized p("@main = (z x) & 0 ~ ?((z @main) x)");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  CHECK(p.root() == nodeTerm(tag::Lam, 0));
+  CHECK(p.slot(2, 0) == varTerm(0));
+  CHECK(p.slot(1, 0) == nodeTerm(tag::Tup, 2));
+}
+
+TEST_CASE("an operator is OPR with a positive operand and a negative result") {
+  Polarized p("@main = x & 1 ~ $(2 x)");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  CHECK(p.redex(0) == pair(nodeTerm(tag::Opr, 0), u24(1)));
+  CHECK(p.slot(0, 0) == u24(2));
+  CHECK(p.slot(0, 1) == subTerm());
+  CHECK(p.root() == varTerm(1));
+}
+
+TEST_CASE("operator symbols and partial operators are positive numbers") {
+  Polarized p("@main = x & [+1] ~ $([*] x)");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  CHECK(p.redex(0).second == numTerm(num::partial(num::makeSym(num::OpAdd), num::makeU24(1))));
+  CHECK(p.slot(0, 0) == numTerm(num::makeSym(num::OpMul)));
+}
+
+TEST_CASE("numbers and references at the root") {
+  Polarized p("@main = @five\n@five = 5");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  CHECK(p.root() == refTerm(p.id("five")));
+  CHECK(p.root("five") == u24(5));
+  CHECK(p.def("five").nodeCount == 0);
+}
+
+TEST_CASE("an eraser is ERA where negative and NUL where positive") {
+  Polarized p("@main = (* *)\n@e = *\n@r = * & * ~ (1 *)");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  CHECK(p.slot(0, 0) == eraTerm());
+  CHECK(p.slot(0, 1) == nulTerm());
+  CHECK(p.root("e") == nulTerm());
+  // `(1 *)` is read as an application (the λ-calculus default), so the
+  // eraser against it is positive.
+  CHECK(p.redex(0, "r") == pair(nodeTerm(tag::App, 0), nulTerm()));
+  CHECK(p.slot(0, 1, "r") == eraTerm());
+}
+
+TEST_CASE("erasers on both sides of a redex: the left one is negative") {
+  Polarized p("@main = * & * ~ *");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  CHECK(p.redex(0) == pair(eraTerm(), nulTerm()));
+}
+
+TEST_CASE("a redex with no constraint stores its left side as negative") {
+  Polarized p("@main = * & (a b) ~ (b a)");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  CHECK(p.redex(0) == pair(nodeTerm(tag::Unt, 0), nodeTerm(tag::Tup, 1)));
+  CHECK(p.slot(0, 0) == subTerm());
+  CHECK(p.slot(0, 1) == subTerm());
+  CHECK(p.slot(1, 0) == varTerm(1));
+  CHECK(p.slot(1, 1) == varTerm(0));
+}
+
+TEST_CASE("a negative variable on a redex side is replaced by the other side") {
+  Polarized p("@main = a & a ~ 5");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  CHECK(p.root() == u24(5));
+  CHECK(p.def().nodeCount == 0);
+  CHECK(p.def().redexCount == 0);
+}
+
+TEST_CASE("a positive variable on a redex side puts the other side in its slot") {
+  Polarized p("@main = (f r) & (1 r) ~ f");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  CHECK(p.root() == nodeTerm(tag::Lam, 0));
+  CHECK(p.slot(0, 0) == nodeTerm(tag::App, 1));
+  CHECK(p.slot(0, 1) == varTerm(3));
+  CHECK(p.slot(1, 0) == u24(1));
+  CHECK(p.slot(1, 1) == subTerm());
+  CHECK(p.def().redexCount == 0);
+}
+
+TEST_CASE("two variables joined by a redex become one wire") {
+  Polarized p("@main = (a b) & a ~ b");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  CHECK(p.root() == nodeTerm(tag::Lam, 0));
+  CHECK(p.slot(0, 0) == subTerm());
+  CHECK(p.slot(0, 1) == varTerm(0));
+  CHECK(p.def().redexCount == 0);
+}
+
+TEST_CASE("a chain of variable redexes joins the trees at its ends") {
+  Polarized p("@main = * & @f ~ x & x ~ y & y ~ (1 *)\n@f = (a a)");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  CHECK(p.def().redexCount == 1);
+  CHECK(p.redex(0) == pair(nodeTerm(tag::App, 0), refTerm(p.id("f"))));
+}
+
+TEST_CASE("a root variable erased by a redex becomes an eraser") {
+  Polarized p("@main = a & a ~ *");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  CHECK(p.root() == nulTerm());
+  CHECK(p.def().redexCount == 0);
+}
+
+TEST_CASE("a variable loop through redexes is rejected") {
+  CHECK(rejection("@main = * & a ~ a") ==
+        "1:13: cannot polarize @main: variable 'a' only links redexes into a closed loop "
+        "[HvmPolarity]\n");
+  CHECK(rejection("@main = * & a ~ b & b ~ a") ==
+        "1:13: cannot polarize @main: variable 'a' only links redexes into a closed loop "
+        "[HvmPolarity]\n");
+}
+
+TEST_CASE("definitions keep their order and @main its id") {
+  Polarized p("@a = 1\n@main = (x x)\n@b = x & @main ~ (@a x)");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  CHECK(p.book->names == std::vector<std::string>{"a", "main", "b"});
+  CHECK(p.book->mainId == 1);
+  CHECK(p.def("a").nodeCount == 0);
+  CHECK(p.def("main").firstSlot == 0);
+  CHECK(p.def("b").firstSlot == 2);
+  CHECK(p.def("b").firstRedex == 0);
+  CHECK(p.def("b").redexCount == 1);
+  CHECK(p.book->slots.size() == 4);
+  CHECK(p.book->redexes.size() == 2);
+}
+
+TEST_CASE("a {} node makes its definition and those that use it unsafe") {
+  Polarized p("@main = x & @user ~ (1 x)\n"
+              "@dup = ({a b} (a b))\n"
+              "@sup = {1 2}\n"
+              "@user = (x y) & @dup ~ (x y)\n"
+              "@pure = (a a)\n"
+              "@callsPure = @pure");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  CHECK_FALSE(p.def("dup").safe);
+  CHECK_FALSE(p.def("sup").safe);
+  CHECK_FALSE(p.def("user").safe);
+  CHECK_FALSE(p.def("main").safe);
+  CHECK(p.def("pure").safe);
+  CHECK(p.def("callsPure").safe);
+}
+
+TEST_CASE("deeply nested trees polarize without the call stack") {
+  constexpr int depth = 100000;
+  std::string text = "@main = ";
+  for (int i = 0; i < depth; ++i)
+    text += "(* ";
+  text += "*";
+  text += std::string(depth, ')');
+  text += "\n@fst = ";
+  text += std::string(depth, '(');
+  text += "*";
+  for (int i = 0; i < depth; ++i)
+    text += " *)";
+  Polarized p(text);
+  REQUIRE_MESSAGE(p.book, p.messages());
+  CHECK(p.def().nodeCount == depth);
+  CHECK(p.root() == nodeTerm(tag::Lam, 0));
+  CHECK(p.def("fst").nodeCount == depth);
+}
+
+TEST_CASE("a variable with positive ends is a contradiction") {
+  CHECK(rejection("@main = {a a}") ==
+        "1:12: cannot polarize @main: variable 'a' would be positive at both ends "
+        "[HvmPolarity]\n");
+  CHECK(rejection("@main = x & 1 ~ $(x 2)") ==
+        "1:19: cannot polarize @main: variable 'x' would be positive at both ends "
+        "[HvmPolarity]\n");
+}
+
+TEST_CASE("a variable with negative ends is a contradiction") {
+  CHECK(rejection("@main = * & 1 ~ {a a}") ==
+        "1:20: cannot polarize @main: variable 'a' would be negative at both ends "
+        "[HvmPolarity]\n");
+}
+
+TEST_CASE("a variable whose ends agree before anything fixes them") {
+  CHECK(rejection("@main = * & {a a} ~ 1") ==
+        "1:16: cannot polarize @main: variable 'a' would have the same polarity at both ends "
+        "[HvmPolarity]\n");
+}
+
+TEST_CASE("numbers and references cannot be negative") {
+  CHECK(rejection("@main = * & 1 ~ 2") ==
+        "1:17: cannot polarize @main: number 2 would be negative [HvmPolarity]\n");
+  CHECK(rejection("@main = * & @main ~ @main") ==
+        "1:21: cannot polarize @main: reference @main would be negative [HvmPolarity]\n");
+}
+
+TEST_CASE("operator and switch nodes cannot be positive") {
+  CHECK(rejection("@main = $(a a)") ==
+        "1:9: cannot polarize @main: operator node would be positive [HvmPolarity]\n");
+  CHECK(rejection("@main = (* ?(a a))") ==
+        "1:12: cannot polarize @main: switch node would be positive [HvmPolarity]\n");
+}
+
+TEST_CASE("every definition is checked, each reporting its first contradiction") {
+  CHECK(rejection("@main = {a a}\n@ok = (a a)\n@bad = * & 1 ~ 2") ==
+        "1:12: cannot polarize @main: variable 'a' would be positive at both ends "
+        "[HvmPolarity]\n"
+        "3:16: cannot polarize @bad: number 2 would be negative [HvmPolarity]\n");
+}
+
+TEST_CASE("books built without the reader are checked too") {
+  net::Book b;
+  auto add = [&b](net::TreeKind kind, uint32_t value, net::TreeId fst = {}, net::TreeId snd = {}) {
+    return b.add(net::Tree{kind, value, fst, snd, llvm::SMLoc()});
+  };
+  uint32_t main = b.intern("main");
+  net::TreeId x1 = add(net::TreeKind::Var, b.intern("x"));
+  net::TreeId ref = add(net::TreeKind::Ref, b.intern("nope"));
+  net::TreeId root = add(net::TreeKind::Con, 0, x1, ref);
+  b.defs.push_back({main, root, {}, {}});
+  llvm::SourceMgr sm;
+  DiagnosticEngine diags(sm);
+  CHECK_FALSE(polarize(b, diags));
+  REQUIRE(diags.diagnostics().size() == 1);
+  CHECK(diags.diagnostics()[0].kind == DiagKind::HvmUnboundReference);
+
+  b.defs.clear();
+  b.defs.push_back({main, x1, {}, {}});
+  DiagnosticEngine counts(sm);
+  CHECK_FALSE(polarize(b, counts));
+  REQUIRE(counts.diagnostics().size() == 1);
+  CHECK(counts.diagnostics()[0].message ==
+        "variable 'x' occurs 1 time in @main, but a variable must occur exactly twice");
+
+  b.defs.clear();
+  DiagnosticEngine noMain(sm);
+  CHECK_FALSE(polarize(b, noMain));
+  REQUIRE(noMain.diagnostics().size() == 1);
+  CHECK(noMain.diagnostics()[0].kind == DiagKind::HvmMissingMain);
+
+  net::TreeId era = add(net::TreeKind::Era, 0);
+  b.defs.push_back({main, era, {}, {}});
+  b.defs.push_back({main, era, {}, {}});
+  DiagnosticEngine twice(sm);
+  CHECK_FALSE(polarize(b, twice));
+  REQUIRE_FALSE(twice.diagnostics().empty());
+  CHECK(twice.diagnostics()[0].kind == DiagKind::HvmDuplicateDefinition);
+}

@@ -1,0 +1,236 @@
+// The CPU runtime on small nets: every rule, counts as HVM2 counts them, the
+// result read back, and the same answer for every thread count.
+#include "frontend/Diagnostic.h"
+#include "frontend/hvm/HvmReader.h"
+#include "lowering/Polarize.h"
+#include "runtime/Runtime.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <doctest/doctest.h>
+
+using namespace bendc;
+
+namespace {
+
+struct Outcome {
+  rt::RunResult run;
+  std::string diagnostics;
+};
+
+Outcome runText(const char *text, unsigned threads = 1, uint64_t mem = 64 << 20) {
+  llvm::SourceMgr sm;
+  unsigned buf = sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "test.hvm"), llvm::SMLoc());
+  DiagnosticEngine diags(sm);
+  Outcome out;
+  auto netBook = readHvmBook(sm, buf, diags);
+  std::optional<rt::Book> book;
+  if (netBook && !diags.hasErrors())
+    book = polarize(*netBook, diags);
+  llvm::raw_string_ostream os(out.diagnostics);
+  diags.renderText(os);
+  if (!book || diags.hasErrors()) {
+    out.run.status = rt::RunStatus::Fault;
+    return out;
+  }
+  rt::RunOptions options;
+  options.backend = rt::Backend::Cpu;
+  options.threads = threads;
+  options.memBytes = mem;
+  out.run = rt::run(*book, options);
+  return out;
+}
+
+uint64_t rule(const Outcome &o, rt::Rule r) { return o.run.stats.byRule[unsigned(r)]; }
+
+#define CHECK_RESULT(outcome, text)                                                               \
+  do {                                                                                            \
+    INFO(outcome.diagnostics);                                                                    \
+    INFO(outcome.run.message);                                                                    \
+    REQUIRE(outcome.run.status == rt::RunStatus::Ok);                                             \
+    CHECK(outcome.run.result == text);                                                            \
+  } while (0)
+
+} // namespace
+
+TEST_CASE("a reference expands into its definition (call)") {
+  auto o = runText("@main = r & @id ~ (5 r)\n@id = (x x)\n");
+  CHECK_RESULT(o, "5");
+  CHECK(rule(o, rt::Rule::Call) == 2); // @main, @id
+  CHECK(rule(o, rt::Rule::Anni) == 1);
+  CHECK(o.run.stats.interactions == 3);
+}
+
+TEST_CASE("application meets abstraction (beta, annihilation)") {
+  auto o = runText("@main = r & (a a) ~ (7 r)\n");
+  CHECK_RESULT(o, "7");
+  CHECK(rule(o, rt::Rule::Anni) == 1);
+  CHECK(o.run.stats.interactions == 2);
+}
+
+TEST_CASE("a tuple taken apart (annihilation of built and taken-apart pairs)") {
+  auto o = runText("@main = (b a) & (1 2) ~ (a b)\n");
+  CHECK_RESULT(o, "(2 1)");
+  CHECK(rule(o, rt::Rule::Anni) == 1);
+}
+
+TEST_CASE("superposition meets duplication (annihilation)") {
+  auto o = runText("@main = (a b) & {a b} ~ {1 2}\n");
+  CHECK_RESULT(o, "(1 2)");
+  CHECK(rule(o, rt::Rule::Anni) == 1);
+}
+
+TEST_CASE("a duplicated lambda (commutation)") {
+  auto o = runText("@main = (a b) & {a b} ~ (x x)\n");
+  CHECK_RESULT(o, "((x0 x0) (x1 x1))");
+  CHECK(rule(o, rt::Rule::Comm) == 1);
+  CHECK(rule(o, rt::Rule::Anni) == 1);
+  CHECK(o.run.stats.interactions == 3);
+}
+
+TEST_CASE("a duplicated tuple and a duplicated application") {
+  auto o = runText("@main = (a b) & {a b} ~ (1 2)\n");
+  CHECK_RESULT(o, "((1 2) (1 2))");
+  CHECK(rule(o, rt::Rule::Comm) == 1);
+  auto p = runText("@main = (a b) & {a b} ~ (x (y (x y)))\n");
+  CHECK_RESULT(p, "((x0 (x1 (x0 x1))) (x2 (x3 (x2 x3))))");
+}
+
+TEST_CASE("erasers: leaves vanish (void)") {
+  auto o = runText("@main = 1 & * ~ 2\n");
+  CHECK_RESULT(o, "1");
+  CHECK(rule(o, rt::Rule::Void) == 1);
+  auto r = runText("@main = 1 & * ~ @k\n@k = 9\n");
+  CHECK_RESULT(r, "1");
+  CHECK(rule(r, rt::Rule::Void) == 1);
+  CHECK(rule(r, rt::Rule::Call) == 1); // an eraser deletes a reference unexpanded
+}
+
+TEST_CASE("erasers: a node is erased port by port") {
+  auto o = runText("@main = 1 & * ~ (a a)\n");
+  CHECK_RESULT(o, "1");
+  CHECK(rule(o, rt::Rule::Eras) == 1);
+  CHECK(rule(o, rt::Rule::Void) == 1);
+  CHECK(o.run.stats.interactions == 3);
+  auto n = runText("@main = r & (* r) ~ (* 4)\n");
+  CHECK_RESULT(n, "4");
+}
+
+TEST_CASE("numbers are duplicated and erased") {
+  auto o = runText("@main = (a b) & {a b} ~ 5\n");
+  CHECK_RESULT(o, "(5 5)");
+  CHECK(rule(o, rt::Rule::Eras) == 1);
+}
+
+TEST_CASE("a duplicator copies a definition without duplicators") {
+  auto o = runText("@main = (a b) & {a b} ~ @k\n@k = (x x)\n");
+  CHECK_RESULT(o, "(@k @k)");
+  CHECK(rule(o, rt::Rule::Call) == 1);
+  CHECK(rule(o, rt::Rule::Eras) == 1);
+}
+
+TEST_CASE("a duplicator expands a definition that duplicates") {
+  auto o = runText("@main = (a b) & {a b} ~ @d\n@d = ({x y} (x y))\n");
+  REQUIRE(o.run.status == rt::RunStatus::Ok);
+  CHECK(rule(o, rt::Rule::Call) == 2);
+}
+
+TEST_CASE("operators: immediate, partial and waiting for the operand") {
+  CHECK_RESULT(runText("@main = r & 3 ~ $([+4] r)\n"), "7");
+  CHECK_RESULT(runText("@main = r & 10 ~ $([:-3] r)\n"), "7");
+  auto o = runText("@main = r & 3 ~ $([+] $(4 r))\n");
+  CHECK_RESULT(o, "7");
+  CHECK(rule(o, rt::Rule::Oper) == 2);
+  // The operand arrives later through a variable: the operator waits in a new node.
+  auto w = runText("@main = r & 10 ~ $([-] $(x r)) & @three ~ x\n@three = 3\n");
+  CHECK_RESULT(w, "7");
+  CHECK(rule(w, rt::Rule::Oper) == 3);
+  CHECK_RESULT(runText("@main = r & 2.5 ~ $([*] $(2.0 r))\n"), "5.0");
+  CHECK_RESULT(runText("@main = r & -3 ~ $([*] $(+2 r))\n"), "-6");
+}
+
+TEST_CASE("switch: zero and successor") {
+  auto z = runText("@main = r & 0 ~ ?((10 (p p)) r)\n");
+  CHECK_RESULT(z, "10");
+  CHECK(rule(z, rt::Rule::Swit) == 1);
+  auto s = runText("@main = r & 5 ~ ?((10 (p p)) r)\n");
+  CHECK_RESULT(s, "4");
+  auto f = runText("@main = r & 3 ~ ?((10 @pred) r)\n@pred = (p p)\n");
+  CHECK_RESULT(f, "2");
+}
+
+TEST_CASE("unbound wires read back as variables") {
+  CHECK_RESULT(runText("@main = (a a)\n"), "(x0 x0)");
+  CHECK_RESULT(runText("@main = (a (b (b a)))\n"), "(x0 (x1 (x1 x0)))");
+}
+
+TEST_CASE("running out of memory is reported, not a crash") {
+  // An infinite loop that keeps allocating.
+  auto o = runText("@main = r & @grow ~ (1 r)\n@grow = ({a b} (c d)) & @grow ~ (a c) & @grow ~ (b d)\n", 1,
+                   1 << 20);
+  CHECK(o.run.status == rt::RunStatus::OutOfMemory);
+  CHECK(o.run.message.find("out of memory") == 0);
+  CHECK(o.run.message.find("--mem") != std::string::npos);
+}
+
+TEST_CASE("nodes of one kind with clashing polarities are a runtime error") {
+  auto o = runText("@main = r & @t ~ (1 r)\n@t = (2 3)\n");
+  CHECK(o.run.status == rt::RunStatus::Fault);
+  CHECK(o.run.message.find("invalid net") == 0);
+}
+
+namespace {
+// A parallel recursive sum: 2^d leaves, each its own index.
+const char *const sumProgram = R"(
+@main = r & @sum ~ (14 (0 r))
+@sum = (?(((x x) @sum/go) f) f)
+@sum/go = ({p q} ({$([*2] a) $([*2] $([+1] b))} r))
+  &! @sum ~ (p (a $([+] $(s r))))
+  &! @sum ~ (q (b s))
+)";
+// A tree of tuples built, then summed.
+const char *const treeProgram = R"(
+@main = r & @sum ~ (12 (t r)) & @gen ~ (12 (0 t))
+@gen = (?(((x x) @gen/go) f) f)
+@gen/go = ({p q} ({$([*2] a) $([*2] $([+1] b))} (l r)))
+  &! @gen ~ (p (a l))
+  &! @gen ~ (q (b r))
+@sum = (?(((t t) @sum/go) f) f)
+@sum/go = ({p q} ((a b) r))
+  &! @sum ~ (p (a $([+] $(s r))))
+  &! @sum ~ (q (b s))
+)";
+} // namespace
+
+TEST_CASE("parallel programs give the same result and count on every thread count") {
+  for (const char *program : {sumProgram, treeProgram}) {
+    auto one = runText(program, 1);
+    REQUIRE(one.run.status == rt::RunStatus::Ok);
+    for (unsigned threads : {2u, 3u, 4u}) {
+      CAPTURE(threads);
+      auto many = runText(program, threads);
+      REQUIRE(many.run.status == rt::RunStatus::Ok);
+      CHECK(many.run.result == one.run.result);
+      CHECK(many.run.stats.interactions == one.run.stats.interactions);
+      CHECK(many.run.stats.byRule == one.run.stats.byRule);
+    }
+  }
+  CHECK(runText(sumProgram).run.result == std::to_string((16384ull * 16383 / 2) % (1 << 24)));
+  CHECK(runText(treeProgram).run.result == std::to_string((4096ull * 4095 / 2) % (1 << 24)));
+}
+
+TEST_CASE("memory is reused: a long loop runs in little memory") {
+  // 200 000 iterations allocate 3 nodes each (600 000 in all); 4 MiB holds
+  // 246 723 nodes. The result's wire runs through every iteration and keeps one
+  // node per iteration alive, as HVM2 keeps one variable per iteration.
+  auto o = runText(R"(
+@main = r & @loop ~ (200000 r)
+@loop = (?((0 @loop/go) f) f)
+@loop/go = f & @loop ~ f
+)", 1, 4 << 20);
+  CHECK_RESULT(o, "0");
+  CHECK(o.run.stats.peakNodes < 300000);
+  CHECK(rule(o, rt::Rule::Swit) == 200001);
+}

@@ -1,0 +1,90 @@
+// The frontend's command-line options. They live here, linked into bendc,
+// so the driver only asks for a FrontendOptions.
+#include "FrontendOptions.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+using namespace llvm;
+
+namespace bendc {
+
+cl::OptionCategory &frontendOptionCategory() {
+  static cl::OptionCategory category("bendc frontend options");
+  return category;
+}
+
+namespace {
+
+cl::opt<core::AdtEncoding> adtEncoding(
+    cl::desc("How algebraic data types are encoded as λ-terms:"),
+    cl::init(core::AdtEncoding::NumScott),
+    cl::values(clEnumValN(core::AdtEncoding::NumScott, "Oadt-num-scott",
+                          "a numeric tag and a switch (default)"),
+               clEnumValN(core::AdtEncoding::Scott, "Oadt-scott", "one λ per constructor")),
+    cl::cat(frontendOptionCategory()));
+
+// As in Bend: -W warns, -A allows, -D denies; `all` names every warning.
+cl::list<std::string> warnNames("W", cl::Prefix, cl::desc("Report the named warning"),
+                                cl::value_desc("warning"), cl::cat(frontendOptionCategory()));
+cl::list<std::string> allowNames("A", cl::Prefix, cl::desc("Do not report the named warning"),
+                                 cl::value_desc("warning"), cl::cat(frontendOptionCategory()));
+cl::list<std::string> denyNames("D", cl::Prefix, cl::desc("Turn the named warning into an error"),
+                                cl::value_desc("warning"), cl::cat(frontendOptionCategory()));
+
+enum class DiagFormat { Text, Json };
+cl::opt<DiagFormat> diagFormat(
+    "diagnostics-format", cl::desc("How diagnostics are printed"), cl::init(DiagFormat::Text),
+    cl::values(clEnumValN(DiagFormat::Text, "text", "file:line:col: messages on stderr"),
+               clEnumValN(DiagFormat::Json, "json", "JSON Lines (LSP diagnostics) on stdout")),
+    cl::cat(frontendOptionCategory()));
+
+} // namespace
+
+frontend::FrontendOptions frontendOptionsFromCommandLine(StringRef emitStage) {
+  frontend::FrontendOptions opts;
+  opts.encoding = adtEncoding;
+  if (emitStage == "tokens")
+    opts.emit = frontend::EmitStage::Tokens;
+  else if (emitStage == "ast")
+    opts.emit = frontend::EmitStage::Ast;
+  else if (emitStage == "core")
+    opts.emit = frontend::EmitStage::Core;
+  // The command line's order decides: a later -A overrides an earlier -D.
+  std::vector<std::tuple<unsigned, std::string, WarningAction>> all;
+  auto collect = [&](cl::list<std::string> &list, WarningAction action) {
+    for (unsigned i = 0; i < list.size(); ++i)
+      all.emplace_back(list.getPosition(i), list[i], action);
+  };
+  collect(warnNames, WarningAction::Warn);
+  collect(allowNames, WarningAction::Allow);
+  collect(denyNames, WarningAction::Deny);
+  std::sort(all.begin(), all.end(),
+            [](const auto &a, const auto &b) { return std::get<0>(a) < std::get<0>(b); });
+  for (auto &[pos, name, action] : all)
+    opts.warnings.emplace_back(name, action);
+  return opts;
+}
+
+std::vector<std::string> unknownWarningNames() {
+  std::vector<std::string> unknown;
+  for (auto *list : {&warnNames, &allowNames, &denyNames})
+    for (const std::string &name : *list)
+      if (warningKindsNamed(name).empty())
+        unknown.push_back(name);
+  return unknown;
+}
+
+bool diagnosticsAsJson() { return diagFormat == DiagFormat::Json; }
+
+void renderDiagnostics(const DiagnosticEngine &diags) {
+  if (diagnosticsAsJson()) {
+    diags.renderJson(outs());
+    outs().flush();
+    return;
+  }
+  diags.renderText(errs());
+}
+
+} // namespace bendc

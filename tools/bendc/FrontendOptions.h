@@ -1,0 +1,26 @@
+// Command-line options that only the .bend frontend uses.
+#pragma once
+
+#include "frontend/Frontend.h"
+
+#include "llvm/Support/CommandLine.h"
+
+namespace bendc {
+
+/// The category the frontend's options are listed under in --help.
+llvm::cl::OptionCategory &frontendOptionCategory();
+
+/// FrontendOptions from `-Oadt-*`, `-W/-A/-D NAME` and the `--emit` stage
+/// (tokens, ast, core; any other stage leaves emit at None).
+frontend::FrontendOptions frontendOptionsFromCommandLine(llvm::StringRef emitStage);
+
+/// `--diagnostics-format=json`: JSON Lines on stdout instead of text on stderr.
+bool diagnosticsAsJson();
+
+/// Renders diagnostics as the command line asked.
+void renderDiagnostics(const DiagnosticEngine &diags);
+
+/// Warning names given to -W/-A/-D that name no warning.
+std::vector<std::string> unknownWarningNames();
+
+} // namespace bendc

@@ -1,0 +1,185 @@
+// The bendc command line: compile Bend or .hvm to a net book, run it, check it.
+// Only this file decides what is printed and which exit code is returned:
+//   0 success, 1 errors in the input, 2 bad command line,
+//   3 out of resources (memory, GPU), 4 the net broke a runtime invariant.
+#include "FrontendOptions.h"
+#include "frontend/Diagnostic.h"
+#include "frontend/Frontend.h"
+#include "frontend/hvm/HvmPrinter.h"
+#include "frontend/hvm/HvmReader.h"
+#include "lowering/Polarize.h"
+#include "runtime/Runtime.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <optional>
+
+using namespace llvm;
+using namespace bendc;
+
+namespace {
+
+cl::OptionCategory category("bendc options");
+
+cl::opt<std::string> inputPath(cl::Positional, cl::desc("<input .bend or .hvm>"), cl::Required,
+                               cl::cat(category));
+// Arguments for the program itself; put them after `--` when they start with '-'.
+cl::list<std::string> programArgs(cl::Positional, cl::desc("[program arguments...]"), cl::cat(category));
+cl::opt<std::string> outputPath("o", cl::desc("Write the compiled net book (.hvm) to <file>"),
+                                cl::value_desc("file"), cl::cat(category));
+cl::opt<bool> runFlag("run", cl::desc("Reduce the program and print its result"), cl::cat(category));
+cl::opt<bool> checkFlag("check", cl::desc("Check the program and report diagnostics only"),
+                        cl::cat(category));
+cl::opt<std::string> emitStage("emit",
+                               cl::desc("Print an intermediate form: tokens, ast, core, hvm"),
+                               cl::value_desc("stage"), cl::cat(category));
+cl::opt<unsigned> threadCount("threads", cl::desc("CPU worker threads (default: all hardware threads)"),
+                              cl::init(0), cl::cat(category));
+cl::opt<std::string> memSize("mem", cl::desc("Memory for the net, e.g. 512M or 4G (default: half of RAM)"),
+                             cl::value_desc("size"), cl::cat(category));
+// Created in main(): LLVM's Support library owns an option named `stats` too.
+cl::opt<bool> *statsFlag = nullptr;
+cl::opt<rt::Backend> backendOpt(
+    "backend", cl::desc("Where to reduce"), cl::init(rt::Backend::Auto),
+    cl::values(clEnumValN(rt::Backend::Auto, "auto", "the GPU when present, else CPU threads"),
+               clEnumValN(rt::Backend::Cpu, "cpu", "CPU threads"),
+               clEnumValN(rt::Backend::Cuda, "cuda", "an NVIDIA GPU (fails without one)")),
+    cl::cat(category));
+
+enum ExitCode { ExitOk = 0, ExitInputError = 1, ExitUsage = 2 };
+
+void printStats(const rt::RunStats &s) {
+  static const char *const names[] = {
+#define BENDC_RULE_NAME(Name, Text, Doc) Text,
+      BENDC_RULES(BENDC_RULE_NAME)
+#undef BENDC_RULE_NAME
+  };
+  outs() << "- ITRS: " << s.interactions << "\n";
+  for (unsigned r = 0; r < rt::RuleCount; ++r)
+    outs() << "  - " << names[r] << ": " << s.byRule[r] << "\n";
+  outs() << format("- TIME: %.3fs\n", s.seconds);
+  outs() << format("- MIPS: %.2f\n", s.seconds > 0 ? double(s.interactions) / s.seconds / 1e6 : 0.0);
+  outs() << "- THREADS: " << s.threads << "\n";
+  outs() << "- NODES: " << s.peakNodes << " (" << (s.peakNodes * 17 >> 20) << " MiB)\n";
+  outs() << "- BACKEND: " << s.backend << "\n";
+}
+
+int runBook(const rt::Book &book) {
+  rt::RunOptions options;
+  options.backend = backendOpt;
+  options.threads = threadCount;
+  if (!memSize.empty() && !rt::parseMemSize(memSize, options.memBytes)) {
+    errs() << "bendc: error: invalid --mem size '" << memSize << "' (examples: 512M, 4G)\n";
+    return ExitUsage;
+  }
+  rt::RunResult r = rt::run(book, options);
+  if (r.status != rt::RunStatus::Ok) {
+    outs().flush();
+    errs() << "bendc: error: " << r.message << "\n";
+    return rt::exitCodeFor(r.status);
+  }
+  outs() << "Result: " << r.result << "\n";
+  if (*statsFlag)
+    printStats(r.stats);
+  return ExitOk;
+}
+
+int finishWithDiagnostics(DiagnosticEngine &diags) {
+  diags.renderText(errs());
+  return diags.hasErrors() ? ExitInputError : ExitOk;
+}
+
+int runHvmInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
+  std::optional<net::Book> netBook = readHvmBook(sources, buffer, diags);
+  if (!netBook || diags.hasErrors())
+    return finishWithDiagnostics(diags);
+  std::optional<rt::Book> book = polarize(*netBook, diags);
+  if (!book || diags.hasErrors())
+    return finishWithDiagnostics(diags);
+  diags.renderText(errs()); // warnings, if any
+
+  if (emitStage == "hvm" || emitStage == "net") {
+    printHvmBook(outs(), *netBook);
+    return ExitOk;
+  }
+  if (!emitStage.empty()) {
+    errs() << "bendc: error: --emit=" << emitStage << " is not available for .hvm input (use hvm)\n";
+    return ExitUsage;
+  }
+  if (!outputPath.empty()) {
+    std::error_code ec;
+    ToolOutputFile out(outputPath, ec, sys::fs::OF_Text);
+    if (ec) {
+      errs() << "bendc: error: cannot write '" << outputPath << "': " << ec.message() << "\n";
+      return ExitInputError;
+    }
+    printHvmBook(out.os(), *netBook);
+    out.keep();
+    if (!runFlag)
+      return ExitOk;
+  }
+  if (checkFlag)
+    return ExitOk;
+  return runBook(*book);
+}
+
+// The .bend frontend entry: Bend source to Core (and its --emit dumps).
+int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
+  for (const std::string &name : unknownWarningNames()) {
+    errs() << "bendc: error: unknown warning '" << name << "'\n";
+    return ExitUsage;
+  }
+  frontend::FrontendOptions opts = frontendOptionsFromCommandLine(emitStage);
+  bool frontendStage = opts.emit != frontend::EmitStage::None;
+  if (!emitStage.empty() && !frontendStage) {
+    errs() << "bendc: error: --emit=" << emitStage << " is not available for .bend input yet\n";
+    return ExitUsage;
+  }
+  frontend::FrontendResult result = frontend::runFrontendOnBuffer(sources, buffer, opts, diags);
+  outs() << result.emitted;
+  renderDiagnostics(diags);
+  if (diags.hasErrors())
+    return ExitInputError;
+  if (checkFlag || frontendStage)
+    return ExitOk;
+  errs() << "bendc: error: compiling Core to nets is not available in this build yet\n";
+  return ExitInputError;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  // Give `--stats` to bendc: LLVM's own statistics switch is renamed and hidden.
+  if (cl::Option *llvmStats = cl::getRegisteredOptions().lookup("stats")) {
+    llvmStats->setArgStr("llvm-stats");
+    llvmStats->setHiddenFlag(cl::ReallyHidden);
+  }
+  static cl::opt<bool> stats("stats", cl::desc("Print interaction counts, time and MIPS"),
+                             cl::cat(category));
+  static cl::alias statsShort("s", cl::aliasopt(stats), cl::desc("Alias for --stats"), cl::cat(category));
+  statsFlag = &stats;
+  cl::HideUnrelatedOptions(category);
+  cl::SetVersionPrinter([](raw_ostream &os) { os << "bendc 0.1.0\n"; });
+  cl::ParseCommandLineOptions(argc, argv,
+                              "bendc: compile Bend programs to interaction nets and run them\n");
+
+  SourceMgr sources;
+  ErrorOr<std::unique_ptr<MemoryBuffer>> file = MemoryBuffer::getFileOrSTDIN(inputPath, /*IsText=*/true);
+  DiagnosticEngine diags(sources);
+  if (!file) {
+    diags.report(DiagKind::FileNotReadable, SMLoc(),
+                 "cannot read '" + inputPath + "': " + file.getError().message());
+    return finishWithDiagnostics(diags);
+  }
+  unsigned buffer = sources.AddNewSourceBuffer(std::move(*file), SMLoc());
+  if (StringRef(inputPath).endswith(".hvm"))
+    return runHvmInput(sources, buffer, diags);
+  return runBendInput(sources, buffer, diags);
+}
