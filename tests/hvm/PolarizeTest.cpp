@@ -381,3 +381,36 @@ TEST_CASE("books built without the reader are checked too") {
   REQUIRE_FALSE(twice.diagnostics().empty());
   CHECK(twice.diagnostics()[0].kind == DiagKind::HvmDuplicateDefinition);
 }
+
+TEST_CASE("a binder comes before its uses: (b (a (a b))) is λb.λa.(a, b)") {
+  Polarized p("@main = (b (a (a b)))");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  CHECK(tagOf(p.root()) == tag::Lam);
+  CHECK(tagOf(p.slot(0, 1)) == tag::Lam);
+  CHECK(tagOf(p.slot(1, 1)) == tag::Tup);
+}
+
+TEST_CASE("a pattern in a binder takes apart what a call passes (UNT, not APP)") {
+  // @f's second parameter is taken apart; the call passes it a number as the
+  // first argument, so the pattern's parts are bound variables.
+  Polarized p("@main = r & @f ~ (1 (x r)) & @mk ~ x\n"
+              "@mk = (2 3)\n"
+              "@f = (a ((b c) d)) & @g ~ (a (b (c d)))\n"
+              "@g = (a (b (c (a (b c)))))\n");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  // @f = LAM(a, LAM((b c), d)): node 1 is the inner LAM, node 2 the pattern.
+  CHECK(tagOf(p.slot(1, 0, "f")) == tag::Unt);
+}
+
+TEST_CASE("shapes flow between definitions: a returned pair is taken apart as a pair") {
+  // @swap returns a pair built by @mk in one of its cases; its caller takes the
+  // result apart. Inside @swap alone `(a b)` could be a function.
+  Polarized p("@main = r & @swap ~ (1 (5 (6 (a b)))) & (a b) ~ (r *)\n"
+              "@swap = (?((@keep @flip) (x (y z))) (x (y z)))\n"
+              "@keep = (a (b (a b)))\n"
+              "@flip = (* (a (b (b a))))\n");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  // In @keep, the innermost (a b) is the pair, not a third lambda.
+  CHECK(tagOf(p.slot(1, 1, "keep")) == tag::Tup);
+  CHECK(tagOf(p.slot(2, 1, "flip")) == tag::Tup);
+}
