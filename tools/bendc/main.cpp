@@ -92,7 +92,7 @@ int runBook(const rt::Book &book) {
 }
 
 int finishWithDiagnostics(DiagnosticEngine &diags) {
-  diags.renderText(errs());
+  renderDiagnostics(diags);
   return diags.hasErrors() ? ExitInputError : ExitOk;
 }
 
@@ -103,7 +103,7 @@ int runHvmInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
   std::optional<rt::Book> book = polarize(*netBook, diags);
   if (!book || diags.hasErrors())
     return finishWithDiagnostics(diags);
-  diags.renderText(errs()); // warnings, if any
+  renderDiagnostics(diags); // warnings, if any
 
   if (emitStage == "hvm" || emitStage == "net") {
     printHvmBook(outs(), *netBook);

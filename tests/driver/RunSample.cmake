@@ -1,0 +1,27 @@
+# Runs a sample program with 1 and with 3 threads: both must print the
+# `Result:` line its `// Result: ...` comment promises, with equal interaction
+# counts.
+file(STRINGS ${INPUT} promised REGEX "^// Result: ")
+if(NOT promised)
+  message(FATAL_ERROR "${INPUT} has no '// Result: ...' line")
+endif()
+string(REGEX REPLACE "^// " "" promised "${promised}")
+set(counts)
+foreach(threads 1 3)
+  execute_process(COMMAND ${BENDC} --run ${INPUT} --backend=cpu --threads ${threads} --stats
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc TIMEOUT 300)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "bendc failed (${rc}) with ${threads} threads:\n${out}${err}")
+  endif()
+  string(REGEX MATCH "Result: [^\n]*" result "${out}")
+  if(NOT result STREQUAL promised)
+    message(FATAL_ERROR "with ${threads} threads: got '${result}', expected '${promised}'")
+  endif()
+  string(REGEX MATCH "- ITRS: [0-9]+" itrs "${out}")
+  list(APPEND counts "${itrs}")
+endforeach()
+list(GET counts 0 one)
+list(GET counts 1 three)
+if(NOT one STREQUAL three)
+  message(FATAL_ERROR "interaction counts differ: 1 thread '${one}', 3 threads '${three}'")
+endif()
