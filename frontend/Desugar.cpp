@@ -178,6 +178,68 @@ core::Term *Desugarer::clone(Term *t) {
   llvm_unreachable("unknown term kind");
 }
 
+void Desugarer::captureFreeVars(Term *t, SourceRange range) {
+  // The variables of `t` not bound inside it, found by walking with the
+  // binders in scope; each is looked up so crossing lifts capture it.
+  llvm::SmallVector<StringRef, 8> bound;
+  std::function<void(Term *)> walk = [&](Term *u) {
+    using llvm::cast;
+    switch (u->kind) {
+    case TermKind::Var: {
+      StringRef n = cast<core::VarTerm>(u)->name;
+      if (!llvm::is_contained(bound, n))
+        lookup(n, range);
+      return;
+    }
+    case TermKind::Lam:
+      bound.push_back(cast<core::LamTerm>(u)->var);
+      walk(cast<core::LamTerm>(u)->body);
+      bound.pop_back();
+      return;
+    case TermKind::App:
+      walk(cast<core::AppTerm>(u)->fun);
+      walk(cast<core::AppTerm>(u)->arg);
+      return;
+    case TermKind::Let: {
+      auto *l = cast<core::LetTerm>(u);
+      walk(l->value);
+      bound.push_back(l->var);
+      walk(l->body);
+      bound.pop_back();
+      return;
+    }
+    case TermKind::LetTup:
+    case TermKind::Dup: {
+      auto *l = cast<core::LetPairTerm>(u);
+      walk(l->value);
+      bound.push_back(l->first);
+      bound.push_back(l->second);
+      walk(l->body);
+      bound.pop_back();
+      bound.pop_back();
+      return;
+    }
+    case TermKind::Sup:
+    case TermKind::Tup:
+      walk(cast<core::PairTerm>(u)->first);
+      walk(cast<core::PairTerm>(u)->second);
+      return;
+    case TermKind::Opr:
+      walk(cast<core::OprTerm>(u)->lhs);
+      walk(cast<core::OprTerm>(u)->rhs);
+      return;
+    case TermKind::Swi:
+      walk(cast<core::SwiTerm>(u)->arg);
+      walk(cast<core::SwiTerm>(u)->zero);
+      walk(cast<core::SwiTerm>(u)->succ);
+      return;
+    default:
+      return;
+    }
+  };
+  walk(t);
+}
+
 core::Term *Desugarer::lookup(StringRef name, SourceRange range) {
   Lift *crossed = nullptr;
   for (size_t i = scope.size(); i-- > 0;) {
@@ -199,6 +261,9 @@ core::Term *Desugarer::lookup(StringRef name, SourceRange range) {
       return var(v, at(range));
     }
     case BindKind::Use:
+      // Copied into a lifted definition, the value's variables are captured.
+      if (crossed)
+        captureFreeVars(b.use, range);
       return clone(b.use);
     case BindKind::LocalFun:
     case BindKind::Fork:

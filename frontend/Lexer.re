@@ -104,6 +104,13 @@ void Lexer::layoutAfterNewline() {
   // missing continuation points.
   llvm::SMLoc at = llvm::SMLoc::getFromPointer(lastEnd ? lastEnd : cur);
   SourceRange here(at, at);
+  // Indentation decides structure here; a tab has no agreed width.
+  if (cur < limit)
+    for (const char *q = lineStartOf(cur); q < cur; ++q)
+      if (*q == '\t') {
+        error(DiagKind::SyntaxError, q, q + 1, "tabs are not accepted for indentation");
+        break;
+      }
   if (openBlock) {
     openBlock = false;
     if (cur < limit && col > indents.back()) {

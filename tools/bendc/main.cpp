@@ -165,7 +165,7 @@ int main(int argc, char **argv) {
                              cl::cat(category));
   static cl::alias statsShort("s", cl::aliasopt(stats), cl::desc("Alias for --stats"), cl::cat(category));
   statsFlag = &stats;
-  cl::HideUnrelatedOptions(category);
+  cl::HideUnrelatedOptions({&category, &frontendOptionCategory()});
   cl::SetVersionPrinter([](raw_ostream &os) { os << "bendc 0.1.0\n"; });
   cl::ParseCommandLineOptions(argc, argv,
                               "bendc: compile Bend programs to interaction nets and run them\n");
