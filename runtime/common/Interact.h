@@ -79,6 +79,12 @@ template <class Ctx> BENDC_HD void link(Ctx &c, Term neg, Term pos) {
     detail::killSlot(c, slot);
     pos = got;
   }
+  // An eraser meeting a leaf is a whole interaction with nothing to do:
+  // counted here instead of going through the redex bag.
+  if (tagOf(neg) == tag::Era && !isNode(pos)) {
+    c.count(Rule::Void);
+    return;
+  }
   c.push(neg, pos);
 }
 
@@ -115,8 +121,13 @@ BENDC_HD unsigned spill(Ctx &c, uint8_t t, Loc node, NegFor negFor, PosFor posFo
 /// its (relocated, positive) root.
 template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id) {
   const DefInfo &def = c.defs[id];
+  // Locals: stores into net memory could alias the book as far as the
+  // compiler knows, and these are read on every iteration.
+  const uint32_t nodes = def.nodeCount, redexes = def.redexCount;
+  const Term *slots = c.bookSlots + def.firstSlot;
+  const Term *rdx = c.bookRedexes + def.firstRedex;
   Loc *locs = c.scratch;
-  for (uint32_t i = 0; i < def.nodeCount; ++i)
+  for (uint32_t i = 0; i < nodes; ++i)
     locs[i] = c.alloc();
   auto reloc = [locs](Term t) -> Term {
     uint8_t tg = tagOf(t);
@@ -126,15 +137,13 @@ template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id) {
       return varTerm(slotOf(locs[payloadOf(t) >> 1], unsigned(payloadOf(t) & 1)));
     return t;
   };
-  const Term *slots = c.bookSlots + def.firstSlot;
-  for (uint32_t i = 0; i < def.nodeCount; ++i) {
+  for (uint32_t i = 0; i < nodes; ++i) {
     c.store(slotOf(locs[i], 0), reloc(slots[2 * i]));
     c.store(slotOf(locs[i], 1), reloc(slots[2 * i + 1]));
   }
   // Reading the root before linking: linking may hand nodes to other threads.
   Term root = reloc(def.root);
-  const Term *rdx = c.bookRedexes + def.firstRedex;
-  for (uint32_t i = 0; i < def.redexCount; ++i)
+  for (uint32_t i = 0; i < redexes; ++i)
     link(c, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
   return root;
 }
