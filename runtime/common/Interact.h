@@ -266,40 +266,31 @@ template <class Ctx> BENDC_HD void interactSwit(Ctx &c, Term swi, Term num_) {
   Loc n = nodeOf(swi);
   Term branches = c.load(slotOf(n, 0));
   uint32_t v = num::u24Of(numOf(num_));
-  bool pair = tagOf(branches) == tag::Tup;
-  if (v == 0) {
-    if (pair) {
-      c.count(Rule::Anni);
-      Loc b = nodeOf(branches);
-      Term zero = c.load(slotOf(b, 0)), succ = c.load(slotOf(b, 1));
-      c.release(b);
-      link(c, eraTerm(), succ);
-      detail::finishNode(c, n, 1 + move(c, slotOf(n, 1), zero));
-      return;
-    }
-    Loc u = c.alloc();
-    c.store(slotOf(u, 0), subTerm());
-    c.store(slotOf(u, 1), eraTerm());
-    unsigned dead = 1 + move(c, slotOf(n, 1), varTerm(slotOf(u, 0)));
-    link(c, nodeTerm(tag::Unt, u), branches);
-    detail::finishNode(c, n, dead);
-    return;
-  }
-  c.store(slotOf(n, 0), numTerm(num::makeU24(v - 1)));
-  Term app = nodeTerm(tag::App, n);
-  if (pair) {
+  if (v != 0)
+    c.store(slotOf(n, 0), numTerm(num::makeU24(v - 1)));
+  Term app = nodeTerm(tag::App, n); // when v != 0: (predecessor result)
+  if (tagOf(branches) == tag::Tup) {
     c.count(Rule::Anni);
     Loc b = nodeOf(branches);
     Term zero = c.load(slotOf(b, 0)), succ = c.load(slotOf(b, 1));
     c.release(b);
-    link(c, eraTerm(), zero);
-    link(c, app, succ);
+    if (v == 0) {
+      link(c, eraTerm(), succ);
+      detail::finishNode(c, n, 1 + move(c, slotOf(n, 1), zero));
+    } else {
+      link(c, eraTerm(), zero);
+      link(c, app, succ);
+    }
     return;
   }
+  // The branches are still behind a wire: a node takes them apart on arrival.
   Loc u = c.alloc();
-  c.store(slotOf(u, 0), eraTerm());
-  c.store(slotOf(u, 1), app);
+  c.store(slotOf(u, 0), v == 0 ? subTerm() : eraTerm());
+  c.store(slotOf(u, 1), v == 0 ? eraTerm() : app);
+  unsigned dead = v == 0 ? 1 + move(c, slotOf(n, 1), varTerm(slotOf(u, 0))) : 0;
   link(c, nodeTerm(tag::Unt, u), branches);
+  if (v == 0)
+    detail::finishNode(c, n, dead);
 }
 
 /// Performs one interaction `neg ~ pos`.

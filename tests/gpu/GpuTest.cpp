@@ -4,53 +4,25 @@
 // the schedule). Without a device the GPU cases print "skipped: no CUDA
 // device" (ctest reports the test as skipped); the no-device behaviour itself
 // is checked everywhere.
-#include "frontend/Diagnostic.h"
-#include "frontend/hvm/HvmReader.h"
-#include "lowering/Polarize.h"
-#include "runtime/Runtime.h"
 #include "runtime/common/Numeric.h"
-
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/raw_ostream.h"
+#include "tests/runtime/RunText.h"
 
 #include <doctest/doctest.h>
 
 #include <cstdio>
-#include <optional>
 #include <string>
 
 using namespace bendc;
+using testing::Outcome;
 
 namespace {
 
-struct Outcome {
-  rt::RunResult run;
-  std::string diagnostics;
-};
-
 Outcome runText(const std::string &text, rt::Backend backend, uint64_t mem = 256 << 20) {
-  llvm::SourceMgr sm;
-  unsigned buf = sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "test.hvm"), llvm::SMLoc());
-  DiagnosticEngine diags(sm);
-  Outcome out;
-  auto netBook = readHvmBook(sm, buf, diags);
-  std::optional<rt::Book> book;
-  if (netBook && !diags.hasErrors())
-    book = polarize(*netBook, diags);
-  llvm::raw_string_ostream os(out.diagnostics);
-  diags.renderText(os);
-  if (!book || diags.hasErrors()) {
-    out.run.status = rt::RunStatus::Fault;
-    out.run.message = "the test program did not load";
-    return out;
-  }
   rt::RunOptions options;
   options.backend = backend;
   options.threads = backend == rt::Backend::Cpu ? 2 : 0;
   options.memBytes = mem;
-  out.run = rt::run(*book, options);
-  return out;
+  return testing::runText(text, options);
 }
 
 /// A book whose @main is the number 1, built by hand so probing needs nothing else.

@@ -1,0 +1,45 @@
+// For tests: reads a .hvm book from text, polarizes it and runs it.
+#pragma once
+
+#include "frontend/Diagnostic.h"
+#include "frontend/hvm/HvmReader.h"
+#include "lowering/Polarize.h"
+#include "runtime/Runtime.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+
+namespace bendc::testing {
+
+struct Outcome {
+  rt::RunResult run;
+  std::string diagnostics; // from reading and polarizing
+};
+
+/// A book that does not load comes back as a Fault with its diagnostics.
+inline Outcome runText(const std::string &text, const rt::RunOptions &options) {
+  llvm::SourceMgr sm;
+  unsigned buf =
+      sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "test.hvm"), llvm::SMLoc());
+  DiagnosticEngine diags(sm);
+  Outcome out;
+  std::optional<net::Book> netBook = readHvmBook(sm, buf, diags);
+  std::optional<rt::Book> book;
+  if (netBook && !diags.hasErrors())
+    book = polarize(*netBook, diags);
+  llvm::raw_string_ostream os(out.diagnostics);
+  diags.renderText(os);
+  if (!book || diags.hasErrors()) {
+    out.run.status = rt::RunStatus::Fault;
+    out.run.message = "the test program did not load";
+    return out;
+  }
+  out.run = rt::run(*book, options);
+  return out;
+}
+
+} // namespace bendc::testing
