@@ -118,34 +118,72 @@ BENDC_HD unsigned spill(Ctx &c, uint8_t t, Loc node, NegFor negFor, PosFor posFo
 }
 
 /// Copies the definition `id` into fresh nodes and links its redexes; returns
-/// its (relocated, positive) root.
-template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id) {
+/// its (relocated, positive) root. With `against` (a negative node of the
+/// root's kind, with matching polarities) the root node is not built: it
+/// annihilates with `against` during the copy, the template's wires into the
+/// root's negative slots taking `against`'s values directly. That is the
+/// same interaction HVM2 counts (a call, then an annihilation) without
+/// writing, linking and reading back a node that dies at once; it is most
+/// calls, a function meeting its application.
+template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0) {
   const DefInfo &def = c.defs[id];
   // Locals: stores into net memory could alias the book as far as the
   // compiler knows, and these are read on every iteration.
   const uint32_t nodes = def.nodeCount, redexes = def.redexCount;
   const Term *slots = c.bookSlots + def.firstSlot;
   const Term *rdx = c.bookRedexes + def.firstRedex;
+  const Term root = def.root;
+  const uint32_t skip = against ? uint32_t(payloadOf(root)) : nodes; // the root node, if fused
+  Term arg[2] = {0, 0}; // `against`'s values for the root's negative slots
+  Loc n = nodeOf(against);
+  if (against)
+    for (unsigned i = 0; i < 2; ++i)
+      if (!auxPositive(tagOf(root), i))
+        arg[i] = c.load(slotOf(n, i));
   Loc *locs = c.scratch;
   for (uint32_t i = 0; i < nodes; ++i)
-    locs[i] = c.alloc();
-  auto reloc = [locs](Term t) -> Term {
+    if (i != skip)
+      locs[i] = c.alloc();
+  auto reloc = [locs, skip, arg](Term t) -> Term {
     uint8_t tg = tagOf(t);
     if (isNodeTag(tg))
       return nodeTerm(tg, locs[payloadOf(t)]);
-    if (tg == tag::Var)
-      return varTerm(slotOf(locs[payloadOf(t) >> 1], unsigned(payloadOf(t) & 1)));
+    if (tg == tag::Var) {
+      uint64_t local = payloadOf(t);
+      if ((local >> 1) == skip)
+        return arg[local & 1];
+      return varTerm(slotOf(locs[local >> 1], unsigned(local & 1)));
+    }
     return t;
   };
   for (uint32_t i = 0; i < nodes; ++i) {
+    if (i == skip)
+      continue;
     c.store(slotOf(locs[i], 0), reloc(slots[2 * i]));
     c.store(slotOf(locs[i], 1), reloc(slots[2 * i + 1]));
   }
-  // Reading the root before linking: linking may hand nodes to other threads.
-  Term root = reloc(def.root);
+  if (!against) {
+    // Reading the root before linking: linking may hand nodes to other threads.
+    Term r = reloc(root);
+    for (uint32_t i = 0; i < redexes; ++i)
+      link(c, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
+    return r;
+  }
+  unsigned dead = 0;
+  for (unsigned i = 0; i < 2; ++i) {
+    Term mine = slots[2 * skip + i];
+    if (auxPositive(tagOf(root), i)) {
+      dead += move(c, slotOf(n, i), reloc(mine));
+    } else {
+      ++dead;
+      if (tagOf(mine) != tag::Sub) // a node or an eraser waits there for the value
+        link(c, reloc(mine), arg[i]);
+    }
+  }
   for (uint32_t i = 0; i < redexes; ++i)
     link(c, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
-  return root;
+  detail::finishNode(c, n, dead);
+  return 0;
 }
 
 template <class Ctx> BENDC_HD void interactCall(Ctx &c, Term neg, Term ref) {
@@ -160,6 +198,12 @@ template <class Ctx> BENDC_HD void interactCall(Ctx &c, Term neg, Term ref) {
     return;
   }
   c.count(Rule::Call);
+  uint8_t rt = tagOf(def.root);
+  if (isNodeTag(rt) && kindOf(rt) == kindOf(nt) && auxPositive(rt, 0) != auxPositive(nt, 0)) {
+    c.count(Rule::Anni);
+    expand(c, refOf(ref), neg);
+    return;
+  }
   link(c, neg, expand(c, refOf(ref)));
 }
 
