@@ -117,14 +117,24 @@ BENDC_HD unsigned spill(Ctx &c, uint8_t t, Loc node, NegFor negFor, PosFor posFo
   return dead;
 }
 
+/// Whether a negative node and a positive node of one kind annihilate
+/// cleanly (their first auxiliary slots have opposite polarities).
+BENDC_HD constexpr bool annihilates(uint8_t neg, uint8_t pos) {
+  return isNodeTag(neg) && isNodeTag(pos) && kindOf(neg) == kindOf(pos) &&
+         auxPositive(neg, 0) != auxPositive(pos, 0);
+}
+
 /// Copies the definition `id` into fresh nodes and links its redexes; returns
-/// its (relocated, positive) root. With `against` (a negative node of the
-/// root's kind, with matching polarities) the root node is not built: it
-/// annihilates with `against` during the copy, the template's wires into the
-/// root's negative slots taking `against`'s values directly. That is the
-/// same interaction HVM2 counts (a call, then an annihilation) without
-/// writing, linking and reading back a node that dies at once; it is most
-/// calls, a function meeting its application.
+/// its (relocated, positive) root.
+///
+/// With `against` (a negative node that annihilates with the root) the root
+/// is not built: it annihilates with `against` during the copy, the
+/// template's wires into the root's negative slots taking `against`'s values
+/// directly. When the root's positive slot holds a node that would meet a node
+/// already waiting in `against`'s matching slot (a curried function meeting
+/// its chain of applications), that node is fused too, and so on down the
+/// chain. HVM2 counts the same interactions (a call, then one annihilation per
+/// level); nothing is built, linked and read back only to die at once.
 template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0) {
   const DefInfo &def = c.defs[id];
   // Locals: stores into net memory could alias the book as far as the
@@ -132,57 +142,100 @@ template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0)
   const uint32_t nodes = def.nodeCount, redexes = def.redexCount;
   const Term *slots = c.bookSlots + def.firstSlot;
   const Term *rdx = c.bookRedexes + def.firstRedex;
-  const Term root = def.root;
-  const uint32_t skip = against ? uint32_t(payloadOf(root)) : nodes; // the root node, if fused
-  Term arg[2] = {0, 0}; // `against`'s values for the root's negative slots
-  Loc n = nodeOf(against);
-  if (against)
-    for (unsigned i = 0; i < 2; ++i)
-      if (!auxPositive(tagOf(root), i))
-        arg[i] = c.load(slotOf(n, i));
   Loc *locs = c.scratch;
+  constexpr Loc Fused = Loc(1) << 63; // locs[k] of a fused node: Fused | level
+  constexpr unsigned MaxLevels = 16;
+  struct Level {
+    uint32_t node; // in the template
+    uint8_t tag;   // its tag
+    Term meets;    // the negative node it annihilates with
+    int next;      // the slot whose node is fused at the next level, or -1
+    Term arg[2];   // `meets`'s values for the template node's negative slots
+  };
+  Level level[MaxLevels];
+  unsigned levels = 0;
+
   for (uint32_t i = 0; i < nodes; ++i)
-    if (i != skip)
+    locs[i] = 0;
+  Term meets = against, mine = def.root;
+  while (meets) {
+    Level &l = level[levels];
+    l = {uint32_t(payloadOf(mine)), tagOf(mine), meets, -1, {0, 0}};
+    locs[l.node] = Fused | levels;
+    ++levels;
+    meets = 0;
+    Loc n = nodeOf(l.meets);
+    for (unsigned i = 0; i < 2; ++i) {
+      if (!auxPositive(l.tag, i)) {
+        l.arg[i] = c.load(slotOf(n, i));
+        continue;
+      }
+      // A node of ours meeting a node that waits in the matching slot (it
+      // stays there: only a wire's other end writes a negative slot, and a
+      // node there means that end is gone).
+      Term inner = slots[2 * l.node + i];
+      if (meets || levels == MaxLevels || !isNodeTag(tagOf(inner)))
+        continue;
+      Term waiting = c.load(slotOf(n, i));
+      if (annihilates(tagOf(waiting), tagOf(inner))) {
+        l.next = int(i);
+        meets = waiting;
+        mine = inner;
+      }
+    }
+  }
+  for (uint32_t i = 0; i < nodes; ++i)
+    if (locs[i] == 0)
       locs[i] = c.alloc();
-  auto reloc = [locs, skip, arg](Term t) -> Term {
+  auto reloc = [locs, &level](Term t) -> Term {
     uint8_t tg = tagOf(t);
     if (isNodeTag(tg))
       return nodeTerm(tg, locs[payloadOf(t)]);
     if (tg == tag::Var) {
       uint64_t local = payloadOf(t);
-      if ((local >> 1) == skip)
-        return arg[local & 1];
-      return varTerm(slotOf(locs[local >> 1], unsigned(local & 1)));
+      Loc l = locs[local >> 1];
+      if (l & Fused)
+        return level[l & ~Fused].arg[local & 1];
+      return varTerm(slotOf(l, unsigned(local & 1)));
     }
     return t;
   };
   for (uint32_t i = 0; i < nodes; ++i) {
-    if (i == skip)
+    if (locs[i] & Fused)
       continue;
     c.store(slotOf(locs[i], 0), reloc(slots[2 * i]));
     c.store(slotOf(locs[i], 1), reloc(slots[2 * i + 1]));
   }
   if (!against) {
     // Reading the root before linking: linking may hand nodes to other threads.
-    Term r = reloc(root);
+    Term r = reloc(def.root);
     for (uint32_t i = 0; i < redexes; ++i)
       link(c, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
     return r;
   }
-  unsigned dead = 0;
-  for (unsigned i = 0; i < 2; ++i) {
-    Term mine = slots[2 * skip + i];
-    if (auxPositive(tagOf(root), i)) {
-      dead += move(c, slotOf(n, i), reloc(mine));
-    } else {
-      ++dead;
-      if (tagOf(mine) != tag::Sub) // a node or an eraser waits there for the value
-        link(c, reloc(mine), arg[i]);
+  for (unsigned j = 0; j < levels; ++j) {
+    const Level &l = level[j];
+    Loc n = nodeOf(l.meets);
+    unsigned dead = 0;
+    for (unsigned i = 0; i < 2; ++i) {
+      Term mine = slots[2 * l.node + i];
+      if (int(i) == l.next) {
+        ++dead; // its node is the next level's
+        continue;
+      }
+      if (auxPositive(l.tag, i)) {
+        dead += move(c, slotOf(n, i), reloc(mine));
+      } else {
+        ++dead;
+        if (tagOf(mine) != tag::Sub) // a node or an eraser waits there for the value
+          link(c, reloc(mine), l.arg[i]);
+      }
     }
+    c.count(Rule::Anni);
+    detail::finishNode(c, n, dead);
   }
   for (uint32_t i = 0; i < redexes; ++i)
     link(c, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
-  detail::finishNode(c, n, dead);
   return 0;
 }
 
@@ -198,9 +251,7 @@ template <class Ctx> BENDC_HD void interactCall(Ctx &c, Term neg, Term ref) {
     return;
   }
   c.count(Rule::Call);
-  uint8_t rt = tagOf(def.root);
-  if (isNodeTag(rt) && kindOf(rt) == kindOf(nt) && auxPositive(rt, 0) != auxPositive(nt, 0)) {
-    c.count(Rule::Anni);
+  if (annihilates(nt, tagOf(def.root))) {
     expand(c, refOf(ref), neg);
     return;
   }
