@@ -220,3 +220,24 @@ TEST_CASE("memory is reused: a long loop runs in little memory") {
   CHECK(o.run.stats.peakNodes < 300000);
   CHECK(rule(o, rt::Rule::Swit) == 200001);
 }
+
+TEST_CASE("a curried call meets its applications level by level, counted as HVM2 counts") {
+  // Full application: call, two annihilations, the unused argument erased.
+  auto full = runText("@main = r & @k ~ (1 (2 r))\n@k = (a (* a))\n");
+  CHECK_RESULT(full, "1");
+  CHECK(rule(full, rt::Rule::Call) == 2);
+  CHECK(rule(full, rt::Rule::Anni) == 2);
+  CHECK(rule(full, rt::Rule::Void) == 1);
+  CHECK(full.run.stats.interactions == 5);
+  // Partial application: the result is the inner function.
+  auto part = runText("@main = r & @k ~ (1 r)\n@k = (a (* a))\n");
+  CHECK_RESULT(part, "(* 1)");
+  CHECK(part.run.stats.interactions == 3);
+  // The result meets a duplicator instead of a second application.
+  auto dup = runText("@main = (x y) & @k ~ (1 {x y})\n@k = (a (* a))\n");
+  CHECK_RESULT(dup, "((* 1) (* 1))");
+  // A pattern in the binder takes the argument apart.
+  auto pat = runText("@main = r & @fst ~ (@pair r)\n@pair = (1 2)\n@fst = ((a *) a)\n");
+  CHECK_RESULT(pat, "1");
+  CHECK(rule(pat, rt::Rule::Anni) == 2); // λ with application, pattern with pair
+}
