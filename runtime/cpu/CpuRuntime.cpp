@@ -4,6 +4,8 @@
 #include "runtime/cpu/Arena.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <iterator>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -14,6 +16,20 @@
 namespace bendc::rt {
 
 namespace {
+
+/// 512 MiB, 3 KiB, 2 GiB: sizes in messages.
+std::string showBytes(uint64_t bytes) {
+  static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  unsigned u = 0;
+  double value = double(bytes);
+  while (value >= 1024 && u + 1 < std::size(units)) {
+    value /= 1024;
+    ++u;
+  }
+  char text[32];
+  snprintf(text, sizeof text, value < 10 && u ? "%.1f %s" : "%.0f %s", value, units[u]);
+  return text;
+}
 
 struct Redex {
   Term neg, pos;
@@ -225,8 +241,8 @@ RunResult runCpu(const Book &book, const RunOptions &options) {
   Arena arena(memBytes);
   if (!arena.ok()) {
     result.status = RunStatus::OutOfMemory;
-    result.message = "out of memory: cannot reserve " + std::to_string(memBytes >> 20) +
-                     " MiB of address space for the net; lower it with --mem (e.g. --mem 1G)";
+    result.message = "out of memory: cannot reserve " + showBytes(memBytes) +
+                     " of address space for the net; lower it with --mem (e.g. --mem 1G)";
     return result;
   }
 
@@ -282,8 +298,9 @@ RunResult runCpu(const Book &book, const RunOptions &options) {
     break;
   case RunStatus::OutOfMemory:
     result.message = "out of memory: the net needed more than " + std::to_string(arena.nodeCount()) +
-                     " nodes (" + std::to_string(memBytes >> 20) +
-                     " MiB with --mem); raise the limit with --mem, e.g. --mem " +
+                     " nodes (" + showBytes(memBytes) +
+                     (options.memBytes ? " set with --mem" : ", the default share of RAM") +
+                     "); raise the limit with --mem, e.g. --mem " +
                      std::to_string(std::max<uint64_t>(2 * (memBytes >> 30), 1)) + "G";
     break;
   case RunStatus::Fault: {
