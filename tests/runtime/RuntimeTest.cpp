@@ -159,6 +159,10 @@ TEST_CASE("running out of memory is reported, not a crash") {
   CHECK(o.run.status == rt::RunStatus::OutOfMemory);
   CHECK(o.run.message.find("out of memory") == 0);
   CHECK(o.run.message.find("--mem") != std::string::npos);
+  // With several threads the others stop too: no hang, the same report.
+  auto many = runText("@main = r & @grow ~ (1 r)\n@grow = ({a b} (c d)) & @grow ~ (a c) & @grow ~ (b d)\n",
+                      3, 4 << 20);
+  CHECK(many.run.status == rt::RunStatus::OutOfMemory);
 }
 
 TEST_CASE("nodes of one kind with clashing polarities are a runtime error") {
