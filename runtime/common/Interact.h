@@ -155,8 +155,9 @@ template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0)
   Level level[MaxLevels];
   unsigned levels = 0;
 
-  for (uint32_t i = 0; i < nodes; ++i)
-    locs[i] = 0;
+  if (against)
+    for (uint32_t i = 0; i < nodes; ++i)
+      locs[i] = 0;
   Term meets = against, mine = def.root;
   while (meets) {
     Level &l = level[levels];
@@ -185,7 +186,7 @@ template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0)
     }
   }
   for (uint32_t i = 0; i < nodes; ++i)
-    if (locs[i] == 0)
+    if (!against || !(locs[i] & Fused))
       locs[i] = c.alloc();
   auto reloc = [locs, &level](Term t) -> Term {
     uint8_t tg = tagOf(t);

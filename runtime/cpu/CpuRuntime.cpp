@@ -4,11 +4,11 @@
 #include "runtime/cpu/Arena.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <iterator>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <iterator>
 #include <mutex>
 #include <thread>
 #include <vector>
