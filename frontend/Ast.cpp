@@ -22,6 +22,38 @@ llvm::StringRef nodeKindName(NodeKind kind) {
   return table[unsigned(kind)];
 }
 
+void printType(llvm::raw_ostream &os, const TypeExpr *t, bool nested) {
+  using K = TypeExpr::Kind;
+  switch (t->kind) {
+  case K::Name: os << t->name; return;
+  case K::Any: os << "Any"; return;
+  case K::None: os << "None"; return;
+  case K::Hole: os << "_"; return;
+  case K::U24: os << "u24"; return;
+  case K::I24: os << "i24"; return;
+  case K::F24: os << "f24"; return;
+  case K::Apply:
+  case K::Tuple:
+    os << (t->kind == K::Apply ? t->name : "") << '(';
+    for (size_t i = 0; i < t->args.size(); ++i) {
+      if (i)
+        os << ", ";
+      printType(os, t->args[i]);
+    }
+    os << ')';
+    return;
+  case K::Arrow:
+    if (nested)
+      os << '(';
+    printType(os, t->args[0], true);
+    os << " -> ";
+    printType(os, t->args[1]);
+    if (nested)
+      os << ')';
+    return;
+  }
+}
+
 namespace {
 
 class Printer {
@@ -36,8 +68,13 @@ public:
       for (const CtrDef &c : t->ctrs) {
         indent(1);
         os << "Ctr " << c.name;
-        for (const Field &f : c.fields)
+        for (const Field &f : c.fields) {
           os << ' ' << (f.recursive ? "~" : "") << f.name;
+          if (f.type) {
+            os << ':';
+            printType(os, f.type);
+          }
+        }
         os << '\n';
       }
       return;
@@ -120,14 +157,27 @@ private:
       os << ' ' << o->type << ' ' << o->var;
     else if (auto *u = dyn_cast<UseStmt>(n))
       os << ' ' << u->name;
-    else if (auto *f = dyn_cast<FunDecl>(n))
+    else if (auto *f = dyn_cast<FunDecl>(n)) {
       os << ' ' << f->name << (f->imp ? " imp" : "");
+      if (f->mode != CheckMode::Default)
+        os << (f->mode == CheckMode::Checked ? " checked" : " unchecked");
+      if (f->annotated && f->sig) {
+        os << " : ";
+        printType(os, f->sig);
+      }
+    }
     else if (auto *t = dyn_cast<TypeDecl>(n)) {
       os << ' ' << t->name << (t->object ? " object" : "");
       for (llvm::StringRef p : t->params)
         os << ' ' << p;
-    } else if (auto *h = dyn_cast<HvmDecl>(n))
-      os << ' ' << h->name << " {" << h->text << '}';
+    } else if (auto *h = dyn_cast<HvmDecl>(n)) {
+      os << ' ' << h->name;
+      if (h->type) {
+        os << " : ";
+        printType(os, h->type);
+      }
+      os << " {" << h->text << '}';
+    }
     else if (auto *i = dyn_cast<ImportDecl>(n)) {
       os << ' ' << i->path << (i->from ? " from" : "") << (i->star ? " *" : "");
       if (!i->alias.empty())

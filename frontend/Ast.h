@@ -59,6 +59,19 @@ AST_CATEGORY(Decl)
 using Block = llvm::ArrayRef<Stmt *>;
 struct FunDecl;
 
+/// A type annotation as written (`u24`, `List(T)`, `(List T)`, `a -> b`,
+/// `(a, b)`). Names are resolved by the type checker: a name that is a type
+/// is a constructor, any other name a type variable.
+struct TypeExpr {
+  enum class Kind : uint8_t { Name, Apply, Arrow, Tuple, Any, None, Hole, U24, I24, F24 };
+  Kind kind;
+  SourceRange range;
+  llvm::StringRef name;               // Name, Apply
+  llvm::ArrayRef<TypeExpr *> args;    // Apply: arguments; Arrow: from, to; Tuple: elements
+};
+/// How `checked`/`unchecked` was written before a function's name.
+enum class CheckMode : uint8_t { Default, Checked, Unchecked };
+
 /// `name = value` in calls, constructors, `with` clauses and `bend` states.
 struct Binding {
   llvm::StringRef name;
@@ -246,7 +259,8 @@ struct ComprehensionExpr : Expr {
 
 struct VarPat : Pat {
   llvm::StringRef name; // empty: `*`
-  VarPat(SourceRange r, llvm::StringRef n) : Pat(Kind, r), name(n) {}
+  TypeExpr *type = nullptr; // `(x: T)` in a signature
+  VarPat(SourceRange r, llvm::StringRef n, TypeExpr *t = nullptr) : Pat(Kind, r), name(n), type(t) {}
   AST_CLASS(Var, Pat)
 };
 struct ChnPat : Pat {
@@ -385,6 +399,7 @@ struct Rule {
 struct Param {
   llvm::StringRef name;
   SourceRange range;
+  TypeExpr *type = nullptr; // null: not annotated
 };
 
 /// A function: fun equations (rules) or an imp `def` (params + body).
@@ -395,7 +410,13 @@ struct FunDecl : Decl {
   llvm::ArrayRef<Param> params;
   Block body;
   bool imp = false;
-  bool typed = false; // has a signature or annotations
+  CheckMode mode = CheckMode::Default;
+  bool annotated = false; // a signature, or a typed parameter or return
+  TypeExpr *sig = nullptr; // the whole function type; null: `Any`
+  /// Type-checked: asked for with `checked`, or annotated and not `unchecked`.
+  bool checked() const {
+    return mode == CheckMode::Checked || (mode == CheckMode::Default && annotated);
+  }
   FunDecl(SourceRange r, llvm::StringRef n, SourceRange nr) : Decl(Kind, r), name(n), nameRange(nr) {}
   AST_CLASS(Fun, Decl)
 };
@@ -403,6 +424,7 @@ struct Field {
   llvm::StringRef name;
   SourceRange range;
   bool recursive;
+  TypeExpr *type = nullptr; // null: `Any`
 };
 struct CtrDef {
   llvm::StringRef name;
@@ -423,7 +445,9 @@ struct TypeDecl : Decl {
 struct HvmDecl : Decl {
   llvm::StringRef name;
   llvm::StringRef text;
-  HvmDecl(SourceRange r, llvm::StringRef n, llvm::StringRef t) : Decl(Kind, r), name(n), text(t) {}
+  TypeExpr *type = nullptr; // `hvm name -> type:`; null: `Any`
+  HvmDecl(SourceRange r, llvm::StringRef n, llvm::StringRef t, TypeExpr *ty = nullptr)
+      : Decl(Kind, r), name(n), text(t), type(ty) {}
   AST_CLASS(Hvm, Decl)
 };
 struct ImportItem {
@@ -466,6 +490,9 @@ private:
 struct Module {
   std::vector<Decl *> decls;
 };
+
+/// A type in imp syntax: `List(T) -> (u24, a)`.
+void printType(llvm::raw_ostream &os, const TypeExpr *type, bool nested = false);
 
 /// An indented dump, one node per line with its line:col, for `--emit=ast`.
 void printModule(llvm::raw_ostream &os, const Module &module, const llvm::SourceMgr &sm);

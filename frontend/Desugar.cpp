@@ -123,11 +123,19 @@ core::Term *Desugarer::endLift(Lift *lift, Term *body, SourceRange range) {
     new (p) core::AppTerm(p->loc, chain, var(prog.save(lift->captures.back()), p->loc));
   }
   lift->done = true;
+  facts.defs[lift->name] = TypingFacts::Def{nullptr, file, checkedDef, true};
   prog.defs.push_back(core::Definition{prog.save(lift->name), body, loc, file->builtin});
   return selfRef(lift, range);
 }
 
 core::Term *Desugarer::clone(Term *t) {
+  Term *copy = cloneNode(t);
+  if (checkedDef)
+    clones[t] = copy;
+  return copy;
+}
+
+core::Term *Desugarer::cloneNode(Term *t) {
   using llvm::cast;
   // `use` copies its value at every occurrence; nested uses can double the
   // program at each level, so the copies are bounded.
@@ -149,7 +157,18 @@ core::Term *Desugarer::clone(Term *t) {
   }
   case TermKind::App: {
     auto *a = cast<core::AppTerm>(t);
-    return app(clone(a->fun), clone(a->arg), t->loc);
+    Term *copy = app(clone(a->fun), clone(a->arg), t->loc);
+    // A copied match is still a match to the type checker.
+    auto note = checkedDef ? facts.matches.find(t) : facts.matches.end();
+    if (note != facts.matches.end()) {
+      TypingFacts::Match m = note->second;
+      m.scrutinee = clones.lookup(m.scrutinee);
+      for (Term *&arm : m.arms)
+        arm = clones.lookup(arm);
+      if (m.scrutinee && llvm::all_of(m.arms, [](Term *x) { return x != nullptr; }))
+        facts.matches[copy] = std::move(m);
+    }
+    return copy;
   }
   case TermKind::Let: {
     auto *l = cast<core::LetTerm>(t);
@@ -892,8 +911,18 @@ core::Term *Desugarer::switchChain(Term *arg, unsigned cases,
 }
 
 core::Term *Desugarer::encodeMatch(Term *scrutinee, AdtData *adt,
-                                   llvm::function_ref<Term *(unsigned)> armTerm, SMLoc loc) {
+                                   llvm::function_ref<Term *(unsigned)> armOf, SMLoc loc) {
   unsigned n = unsigned(adt->ctrs.size());
+  TypingFacts::Match note{scrutinee, adt, std::vector<Term *>(n, nullptr)};
+  auto armTerm = [&](unsigned i) { return note.arms[i] = armOf(i); };
+  Term *encoded = encodeMatchTerm(scrutinee, n, armTerm, loc);
+  if (checkedDef)
+    facts.matches[encoded] = std::move(note);
+  return encoded;
+}
+
+core::Term *Desugarer::encodeMatchTerm(Term *scrutinee, unsigned n,
+                                       llvm::function_ref<Term *(unsigned)> armTerm, SMLoc loc) {
   if (prog.encoding == core::AdtEncoding::Scott) {
     Term *t = scrutinee;
     for (unsigned i = 0; i < n; ++i)
@@ -939,6 +968,26 @@ core::Term *Desugarer::matchArms(StringRef bind, Term *scrutinee, const std::vec
       } else {
         bindVar(name, p.arm->range);
       }
+    }
+    // As in Bend, the matched variable means the constructor rebuilt from
+    // its fields inside each arm (a fold's recursive fields are calls).
+    if (!fold && !bind.empty() && !p.viaDefault && !ctr->fields.empty()) {
+      Term *rebuilt = ref(ctr->name, loc);
+      for (StringRef f : fieldVars)
+        rebuilt = app(rebuilt, var(f, loc), loc);
+      Binding b;
+      b.name = bind;
+      b.kind = BindKind::Use;
+      b.use = rebuilt;
+      b.range = p.arm->range;
+      scope.push_back(b);
+    } else if (!fold && !bind.empty() && !p.viaDefault) {
+      Binding b;
+      b.name = bind;
+      b.kind = BindKind::Use;
+      b.use = ref(ctr->name, loc);
+      b.range = p.arm->range;
+      scope.push_back(b);
     }
     Term *t;
     if (p.viaDefault && !p.arm->name.empty() && p.arm->name != "_") {
@@ -1588,10 +1637,14 @@ void Desugarer::emitDefinition(const DefData &def) {
   mapGets.clear();
   withType = {};
   if (def.hvm) {
+    facts.defs[def.name] = TypingFacts::Def{def.hvm->type, file, false, false};
     prog.hvmDefs.push_back(core::HvmDefinition{prog.save(def.name), prog.save(def.hvm->text),
                                                at(def.hvm->range), def.builtin});
     return;
   }
+  checkedDef = def.fun->checked();
+  clones.clear();
+  facts.defs[def.name] = TypingFacts::Def{def.fun->sig, file, checkedDef, false};
   Term *body = function(def.fun);
   if (!mapGets.empty())
     body = wrapMapGets(0, body);

@@ -20,6 +20,7 @@
 namespace bendc::frontend {
 
 struct AdtData;
+struct FileScope;
 
 struct CtrData {
   std::string name; // global name, `Type/Ctr`
@@ -27,12 +28,15 @@ struct CtrData {
   unsigned index = 0;
   std::vector<std::string> fields;
   std::vector<bool> recursive;
+  std::vector<const ast::TypeExpr *> fieldTypes; // null: `Any`
   SourceRange range;
 };
 
 struct AdtData {
   std::string name;
   std::vector<CtrData *> ctrs;
+  std::vector<llvm::StringRef> params; // type variables: `type List(T)`
+  const FileScope *file = nullptr;     // where field types are resolved
   SourceRange range;
   bool builtin = false;
 };
@@ -70,6 +74,26 @@ struct Book {
   llvm::StringRef resolve(const FileScope &file, llvm::StringRef name) const;
 };
 
+/// What type checking needs beyond Core: which definitions are checked,
+/// their annotated types, and where the encoded matches are.
+struct TypingFacts {
+  struct Def {
+    const ast::TypeExpr *sig = nullptr; // null: `Any`, or inferred when generated
+    const FileScope *file = nullptr;
+    bool checked = false;
+    bool generated = false; // lifted out of another definition
+  };
+  llvm::StringMap<Def> defs; // by Core definition name
+  /// A `match` encoded in Core: the term that stands for it, what it
+  /// scrutinizes and, per constructor, the arm as a λ over its fields.
+  struct Match {
+    core::Term *scrutinee;
+    const AdtData *adt;
+    std::vector<core::Term *> arms;
+  };
+  llvm::DenseMap<const core::Term *, Match> matches;
+};
+
 /// Desugars the definitions of a book into a Core program.
 class Desugarer {
 public:
@@ -80,6 +104,7 @@ public:
   void emitConstructors();
   /// One definition (and whatever it lifts out).
   void emitDefinition(const DefData &def);
+  const TypingFacts &typingFacts() const { return facts; }
 
 private:
   friend class MatchCompiler;
@@ -171,6 +196,8 @@ private:
   /// constructor's arm as a function of its fields.
   core::Term *encodeMatch(core::Term *scrutinee, AdtData *adt,
                           llvm::function_ref<core::Term *(unsigned)> armTerm, llvm::SMLoc loc);
+  core::Term *encodeMatchTerm(core::Term *scrutinee, unsigned n,
+                              llvm::function_ref<core::Term *(unsigned)> armTerm, llvm::SMLoc loc);
   core::Term *switchChain(core::Term *arg, unsigned cases, llvm::function_ref<core::Term *(unsigned)> arm,
                           llvm::function_ref<core::Term *(llvm::StringRef)> defaultArm,
                           llvm::StringRef predName, llvm::SMLoc loc);
@@ -226,6 +253,10 @@ private:
   llvm::StringMap<Unscoped> unscoped;
   void checkUnscoped();
   core::Term *clone(core::Term *t);
+  core::Term *cloneNode(core::Term *t);
+  TypingFacts facts;
+  bool checkedDef = false; // the definition being emitted is type-checked
+  llvm::DenseMap<const core::Term *, core::Term *> clones; // original -> copy, for match facts
   void captureFreeVars(core::Term *t, SourceRange range);
   size_t cloned = 0;
   static constexpr size_t kMaxCloned = 4'000'000;

@@ -25,6 +25,7 @@ struct FrontendOptions {
   /// `-W/-A/-D NAME` in command-line order; later ones win.
   std::vector<std::pair<std::string, WarningAction>> warnings;
   bool prelude = true;       // link the builtin prelude (off in some tests)
+  bool typeCheck = true;     // infer and check the types of checked definitions
   bool emitBuiltins = false; // --emit=core also prints the prelude's definitions
 };
 

@@ -1,5 +1,7 @@
 #include "frontend/ParseContext.h"
 
+#include "llvm/ADT/StringSwitch.h"
+
 namespace bendc::parse {
 
 using namespace ast;
@@ -12,19 +14,22 @@ void ParseContext::flush() {
   current = nullptr;
 }
 
-void ParseContext::addRule(llvm::StringRef name, SourceRange nameRange, Rule rule, bool typed) {
+void ParseContext::addRule(llvm::StringRef name, SourceRange nameRange, Rule rule, TypeExpr *ret) {
   // `checked f ...` and `unchecked (f ...)`: the marker parsed as the name.
+  CheckMode mode = CheckMode::Default;
   if ((name == "checked" || name == "unchecked") && !rule.pats.empty()) {
+    CheckMode marked = name == "checked" ? CheckMode::Checked : CheckMode::Unchecked;
     Pat *first = rule.pats.front();
     if (auto *v = llvm::dyn_cast<VarPat>(first); v && !v->name.empty()) {
       name = v->name;
       nameRange = v->range;
       rule.pats = rule.pats.drop_front();
-      typed = name == "checked";
+      mode = marked;
     } else if (auto *c = llvm::dyn_cast<CtrPat>(first); c && rule.pats.size() == 1) {
       name = c->name;
       nameRange = SourceRange(c->range.begin, c->range.end);
       rule.pats = c->args;
+      mode = marked;
     }
   }
   bool continues = current && current->name == name;
@@ -34,10 +39,71 @@ void ParseContext::addRule(llvm::StringRef name, SourceRange nameRange, Rule rul
     module.decls.push_back(current);
   }
   current->range = SourceRange::join(current->range, rule.range);
-  current->typed |= typed;
-  // A signature alone (`name : type`) has no body: it only marks the function.
+  if (mode != CheckMode::Default)
+    current->mode = mode;
+  if (ret && !current->sig) {
+    std::vector<TypeExpr *> params;
+    for (Pat *p : rule.pats) {
+      auto *v = llvm::dyn_cast<VarPat>(p);
+      params.push_back(v ? v->type : nullptr);
+    }
+    current->sig = arrows(params, ret, rule.range);
+    current->annotated = true;
+  }
+  // A signature alone (`name : type`) has no body: it only types the function.
   if (rule.body)
     pendingRules.push_back(rule);
+}
+
+void ParseContext::setCheckMode(FunDecl *def, llvm::StringRef marker, SourceRange at) {
+  if (marker == "checked")
+    def->mode = CheckMode::Checked;
+  else if (marker == "unchecked")
+    def->mode = CheckMode::Unchecked;
+  else
+    diags.report(DiagKind::SyntaxError, at.toSM(),
+                 "expected 'checked' or 'unchecked' before the function name");
+}
+
+void ParseContext::setImpSignature(FunDecl *def, TypeExpr *ret) {
+  std::vector<TypeExpr *> params;
+  bool annotated = ret != nullptr;
+  for (const Param &p : def->params) {
+    params.push_back(p.type);
+    annotated |= p.type != nullptr;
+  }
+  def->annotated = annotated;
+  def->sig = arrows(params, ret, def->range);
+}
+
+TypeExpr *ParseContext::type(TypeExpr::Kind kind, SourceRange r, llvm::StringRef name,
+                             const std::vector<TypeExpr *> &args) {
+  auto *t = make<TypeExpr>();
+  t->kind = kind;
+  t->range = r;
+  t->name = name;
+  t->args = list(args);
+  return t;
+}
+
+TypeExpr *ParseContext::typeName(SourceRange r, llvm::StringRef name) {
+  using K = TypeExpr::Kind;
+  K kind = llvm::StringSwitch<K>(name)
+               .Case("Any", K::Any)
+               .Case("None", K::None)
+               .Case("_", K::Hole)
+               .Case("u24", K::U24)
+               .Case("i24", K::I24)
+               .Case("f24", K::F24)
+               .Default(K::Name);
+  return type(kind, r, kind == K::Name ? name : llvm::StringRef());
+}
+
+TypeExpr *ParseContext::arrows(const std::vector<TypeExpr *> &from, TypeExpr *to, SourceRange r) {
+  TypeExpr *t = to ? to : type(TypeExpr::Kind::Any, r);
+  for (auto it = from.rbegin(); it != from.rend(); ++it)
+    t = type(TypeExpr::Kind::Arrow, r, {}, {*it ? *it : type(TypeExpr::Kind::Any, r), t});
+  return t;
 }
 
 FunDecl *ParseContext::localDef(const std::vector<std::pair<SourceRange, Rule>> &rules) {

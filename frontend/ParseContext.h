@@ -21,7 +21,20 @@ struct ParseContext {
   template <typename T> llvm::ArrayRef<T> list(const std::vector<T> &v) { return ast.list(v); }
 
   /// Adds a fun-syntax rule; consecutive rules of one name form one function.
-  void addRule(llvm::StringRef name, SourceRange nameRange, ast::Rule rule, bool typed);
+  /// `ret` is the result type of a signature (`f (x: T) : R`), null without one.
+  void addRule(llvm::StringRef name, SourceRange nameRange, ast::Rule rule, ast::TypeExpr *ret);
+  /// `checked`/`unchecked` before an imp `def`'s name.
+  void setCheckMode(ast::FunDecl *def, llvm::StringRef marker, SourceRange at);
+  /// Completes an imp `def` head: its function type from its annotations.
+  void setImpSignature(ast::FunDecl *def, ast::TypeExpr *ret);
+
+  // ---- types ----
+  ast::TypeExpr *type(ast::TypeExpr::Kind kind, SourceRange r, llvm::StringRef name = {},
+                      const std::vector<ast::TypeExpr *> &args = {});
+  /// A lone name: a builtin type (`u24`, `Any`, `_`, ...) or a name to resolve.
+  ast::TypeExpr *typeName(SourceRange r, llvm::StringRef name);
+  /// `from[0] -> ... -> to`; a missing piece is `Any`.
+  ast::TypeExpr *arrows(const std::vector<ast::TypeExpr *> &from, ast::TypeExpr *to, SourceRange r);
   void addDecl(ast::Decl *decl) {
     flush();
     module.decls.push_back(decl);

@@ -1,6 +1,7 @@
 // Loading, imports and the book of definitions; then desugaring to Core and
 // the whole-program checks (entry point, unused definitions).
 #include "frontend/Resolve.h"
+#include "frontend/TypeCheck.h"
 
 #include "frontend/Desugar.h"
 #include "frontend/Parse.h"
@@ -342,6 +343,8 @@ void Loader::registerFile(FileScope &f) {
     adt.name = g;
     adt.range = f.builtin ? SourceRange() : t->nameRange;
     adt.builtin = f.builtin;
+    adt.params = std::vector<StringRef>(t->params.begin(), t->params.end());
+    adt.file = &f;
     book.adts[g] = &adt;
     for (const CtrDef &c : t->ctrs) {
       std::string cg = t->object ? g : g + "/" + c.name.str();
@@ -364,6 +367,7 @@ void Loader::registerFile(FileScope &f) {
                        "constructor '" + cg + "' has two fields named '" + fl.name.str() + "'");
         ctr.fields.push_back(fl.name.str());
         ctr.recursive.push_back(fl.recursive);
+        ctr.fieldTypes.push_back(fl.type);
       }
       adt.ctrs.push_back(&ctr);
       book.ctrs[cg] = &ctr;
@@ -500,6 +504,8 @@ std::unique_ptr<core::Program> buildProgram(llvm::SourceMgr &sm, unsigned mainBu
     desugarer.emitDefinition(book.defs[name]);
   if (!diags.hasErrors())
     checkProgram(*prog, book, *mainFile, diags);
+  if (!diags.hasErrors() && opts.typeCheck)
+    typeCheck(*prog, book, desugarer.typingFacts(), diags);
   return prog;
 }
 

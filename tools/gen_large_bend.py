@@ -5,7 +5,8 @@ usage: tools/gen_large_bend.py [--mb N] > big.bend
 
 The program mixes both syntaxes: ADTs, pattern-matching equations, imp
 functions with match/fold/bend/if/switch, lists, strings and operators, so
-every frontend phase (lexer, parser, resolver, desugarer) does real work.
+every frontend phase (lexer, parser, resolver, desugarer, type checker)
+does real work.
 Measure it with `bendc_frontend_tool --bench 5 big.bend` (MB/s to Core).
 """
 import argparse

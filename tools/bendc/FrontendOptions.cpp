@@ -25,6 +25,13 @@ cl::opt<core::AdtEncoding> adtEncoding(
                clEnumValN(core::AdtEncoding::Scott, "Oadt-scott", "one λ per constructor")),
     cl::cat(frontendOptionCategory()));
 
+enum class TypeCheck { On, Off };
+cl::opt<TypeCheck> typeCheck(
+    cl::desc("Type checking of annotated and `checked` definitions:"), cl::init(TypeCheck::On),
+    cl::values(clEnumValN(TypeCheck::On, "Otype-check", "check them (default)"),
+               clEnumValN(TypeCheck::Off, "Ono-type-check", "do not check types")),
+    cl::cat(frontendOptionCategory()));
+
 // As in Bend: -W warns, -A allows, -D denies; `all` names every warning.
 cl::list<std::string> warnNames("W", cl::Prefix, cl::desc("Report the named warning"),
                                 cl::value_desc("warning"), cl::cat(frontendOptionCategory()));
@@ -45,6 +52,7 @@ cl::opt<DiagFormat> diagFormat(
 frontend::FrontendOptions frontendOptionsFromCommandLine(StringRef emitStage) {
   frontend::FrontendOptions opts;
   opts.encoding = adtEncoding;
+  opts.typeCheck = typeCheck == TypeCheck::On;
   if (emitStage == "tokens")
     opts.emit = frontend::EmitStage::Tokens;
   else if (emitStage == "ast")
