@@ -113,8 +113,6 @@ private:
       number(num->value);
     else if (auto *s = dyn_cast<StrExpr>(n))
       os << " \"" << s->value << '"';
-    else if (auto *nat = dyn_cast<NatExpr>(n))
-      os << " #" << nat->value;
     else if (auto *op = dyn_cast<OpExpr>(n))
       os << ' ' << core::opSymbol(op->op);
     else if (auto *u = dyn_cast<UseExpr>(n))

@@ -113,11 +113,6 @@ struct StrExpr : Expr {
   StrExpr(SourceRange r, llvm::StringRef v) : Expr(Kind, r), value(v) {}
   AST_CLASS(Str, Expr)
 };
-struct NatExpr : Expr {
-  uint32_t value;
-  NatExpr(SourceRange r, uint32_t v) : Expr(Kind, r), value(v) {}
-  AST_CLASS(Nat, Expr)
-};
 /// List, Tup and Sup: a sequence of elements.
 struct SeqExpr : Expr {
   llvm::ArrayRef<Expr *> elems;

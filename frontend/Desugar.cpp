@@ -344,18 +344,6 @@ core::Term *Desugarer::expr(Expr *e) {
     return prog.make<core::NumTerm>(loc, cast<NumExpr>(e)->value);
   case NodeKind::StrExpr:
     return string(cast<StrExpr>(e)->value, e->range);
-  case NodeKind::NatExpr: {
-    uint32_t n = cast<NatExpr>(e)->value;
-    if (n > kMaxNat) {
-      diags.report(DiagKind::NumberOutOfRange, e->range.toSM(),
-                   "nat literal larger than " + std::to_string(kMaxNat));
-      return era(loc);
-    }
-    Term *t = ref("Nat/Zero", loc);
-    for (uint32_t i = 0; i < n; ++i)
-      t = app(ref("Nat/Succ", loc), t, loc);
-    return t;
-  }
   case NodeKind::ListExpr:
     return list(cast<SeqExpr>(e));
   case NodeKind::TupExpr:

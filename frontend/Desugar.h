@@ -260,7 +260,6 @@ private:
   void captureFreeVars(core::Term *t, SourceRange range);
   size_t cloned = 0;
   static constexpr size_t kMaxCloned = 4'000'000;
-  static constexpr uint32_t kMaxNat = 1'000'000; // #n builds n constructor nodes
 };
 
 } // namespace bendc::frontend

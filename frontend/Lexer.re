@@ -68,7 +68,9 @@ void Lexer::skipTrivia(bool &sawNewline) {
       importLine = false;
       continue;
     }
-    if (c != '#' || (cur + 1 < limit && cur[1] >= '0' && cur[1] <= '9'))
+    // As in Bend 0.2.38, `#` always starts a comment: `#3` too, although
+    // Bend's syntax guide lists it as a Nat literal (Bend never lexes one).
+    if (c != '#')
       return;
     if (cur + 1 < limit && cur[1] == '{') {
       const char *start = cur;
@@ -563,15 +565,6 @@ P::symbol_type Lexer::lexToken() {
 
     num { cur = p; return number(start, false); }
     [+-] num { cur = p; return number(start, true); }
-    "#" [0-9]+ {
-      cur = p;
-      uint64_t v = 0;
-      for (const char *q = start + 1; q < p && v <= 0xffffff; ++q)
-        v = v * 10 + unsigned(*q - '0');
-      if (v > 0xffffff)
-        error(DiagKind::NumberOutOfRange, start, p, "nat literal outside of the u24 range");
-      return P::make_NAT(uint32_t(v & 0xffffff), range(start, p));
-    }
     "\"" { return quoted(start, '"'); }
     "'"  { return quoted(start, '\''); }
     "`"  { return symbol(start); }

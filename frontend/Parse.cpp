@@ -35,7 +35,6 @@ static void printValue(llvm::raw_ostream &os, const Parser::symbol_type &tok) {
   }
   case K::S_CHAR:
   case K::S_SYMBOL:
-  case K::S_NAT:
     os << " = " << tok.value.as<uint32_t>();
     return;
   case K::S_STRING:
