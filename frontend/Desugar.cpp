@@ -1625,14 +1625,15 @@ void Desugarer::emitDefinition(const DefData &def) {
   mapGets.clear();
   withType = {};
   if (def.hvm) {
-    facts.defs[def.name] = TypingFacts::Def{def.hvm->type, file, false, false};
+    facts.defs[def.name] = TypingFacts::Def{def.hvm->type, file, false, false, def.hvm->range};
     prog.hvmDefs.push_back(core::HvmDefinition{prog.save(def.name), prog.save(def.hvm->text),
                                                at(def.hvm->range), def.builtin});
     return;
   }
   checkedDef = def.fun->checked();
   clones.clear();
-  facts.defs[def.name] = TypingFacts::Def{def.fun->sig, file, checkedDef, false};
+  facts.defs[def.name] =
+      TypingFacts::Def{def.fun->sig, file, checkedDef, false, def.fun->nameRange, def.fun->annotated};
   Term *body = function(def.fun);
   if (!mapGets.empty())
     body = wrapMapGets(0, body);

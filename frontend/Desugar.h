@@ -82,6 +82,8 @@ struct TypingFacts {
     const FileScope *file = nullptr;
     bool checked = false;
     bool generated = false; // lifted out of another definition
+    SourceRange name;       // where the definition is named, for messages
+    bool annotated = false; // `sig` was written (not made up for `def f(x)`)
   };
   llvm::StringMap<Def> defs; // by Core definition name
   /// A `match` encoded in Core: the term that stands for it, what it

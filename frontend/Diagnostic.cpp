@@ -122,9 +122,13 @@ void DiagnosticEngine::renderText(llvm::raw_ostream &os, bool color) const {
     else
       os << (d.severity == Severity::Error ? "error: " : "warning: ") << msg << "\n";
     for (const DiagNote &n : d.notes)
-      if (n.range.Start.isValid())
-        sources.PrintMessage(os, n.range.Start, llvm::SourceMgr::DK_Note, n.message, {}, {}, color);
-      else
+      if (n.range.Start.isValid()) {
+        llvm::ArrayRef<llvm::SMRange> noteRanges;
+        if (n.range.Start != n.range.End)
+          noteRanges = n.range;
+        sources.PrintMessage(os, n.range.Start, llvm::SourceMgr::DK_Note, n.message, noteRanges, {},
+                             color);
+      } else
         os << "note: " << n.message << "\n";
   }
 }

@@ -67,13 +67,16 @@ void ParseContext::setCheckMode(FunDecl *def, llvm::StringRef marker, SourceRang
 
 void ParseContext::setImpSignature(FunDecl *def, TypeExpr *ret) {
   std::vector<TypeExpr *> params;
-  bool annotated = ret != nullptr;
+  SourceRange written; // from the first annotation to the last
   for (const Param &p : def->params) {
     params.push_back(p.type);
-    annotated |= p.type != nullptr;
+    if (p.type)
+      written = SourceRange::join(written, p.type->range);
   }
-  def->annotated = annotated;
-  def->sig = arrows(params, ret, def->range);
+  if (ret)
+    written = SourceRange::join(written, ret->range);
+  def->annotated = written.isValid();
+  def->sig = arrows(params, ret, written.isValid() ? written : def->range);
 }
 
 TypeExpr *ParseContext::type(TypeExpr::Kind kind, SourceRange r, llvm::StringRef name,

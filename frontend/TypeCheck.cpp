@@ -133,8 +133,12 @@ private:
   struct Failure {};
   Ty *infer(const Term *t);
   Ty *inferMatch(const TypingFacts::Match &m);
-  void expect(Ty *a, Ty *b, const Term *at);
-  [[noreturn]] void fail(DiagKind kind, const Term *at, std::string message);
+  /// Unifies or reports at `at` (or at `where`, when given) and fails.
+  void expect(Ty *a, Ty *b, const Term *at, llvm::SMRange where = {});
+  [[noreturn]] void fail(DiagKind kind, llvm::SMRange where, std::string message);
+  [[noreturn]] void fail(DiagKind kind, const Term *at, std::string message) {
+    fail(kind, llvm::SMRange(at->loc, at->loc), std::move(message));
+  }
   Ty *lookupVar(StringRef name);
   Ty *refType(StringRef name);
   void inferGroup(llvm::ArrayRef<unsigned> group);
@@ -159,6 +163,7 @@ private:
   std::vector<std::pair<StringRef, Ty *>> env; // variables in scope, innermost last
   llvm::DenseMap<Ty *, std::string> varNames;  // for messages
   StringRef currentDef;
+  const ast::TypeExpr *currentSig = nullptr; // its annotation, for notes
 
   struct CheckedDef {
     const core::Definition *def;
@@ -387,12 +392,15 @@ Ty *Checker::constructorScheme(const CtrData &ctr) {
 
 // ---- inference ---------------------------------------------------------------------
 
-void Checker::fail(DiagKind kind, const Term *at, std::string message) {
-  diags.report(kind, at->loc, std::move(message));
+void Checker::fail(DiagKind kind, llvm::SMRange where, std::string message) {
+  Diagnostic &d = diags.report(kind, where, std::move(message));
+  if (currentSig && currentSig->range.isValid())
+    d.notes.push_back(DiagNote{currentSig->range.toSM(),
+                               "'" + currentDef.str() + "' is type-checked because of this annotation"});
   throw Failure{};
 }
 
-void Checker::expect(Ty *a, Ty *b, const Term *at) {
+void Checker::expect(Ty *a, Ty *b, const Term *at, llvm::SMRange where) {
   mismatch = Mismatch{a, b};
   if (unify(a, b))
     return;
@@ -410,7 +418,7 @@ void Checker::expect(Ty *a, Ty *b, const Term *at) {
     msg += show(mismatch.occursIn);
     msg += "', so the type would be infinite)";
   }
-  fail(DiagKind::TypeMismatch, at, msg);
+  fail(DiagKind::TypeMismatch, where.isValid() ? where : llvm::SMRange(at->loc, at->loc), msg);
 }
 
 Ty *Checker::lookupVar(StringRef name) {
@@ -696,15 +704,18 @@ void Checker::inferGroup(llvm::ArrayRef<unsigned> group) {
   bool failed = false;
   for (unsigned i : group) {
     currentDef = checked[i].def->name;
+    currentSig = checked[i].info->annotated ? checked[i].info->sig : nullptr;
     env.clear();
     try {
-      expect(groupVars[currentDef], infer(checked[i].def->body), checked[i].def->body);
+      expect(groupVars[currentDef], infer(checked[i].def->body), checked[i].def->body,
+             checked[i].info->name.toSM());
     } catch (Failure &) {
       failed = true;
       break; // one error per group: the others would follow from it
     }
   }
   level = 0;
+  currentSig = nullptr;
   for (unsigned i : group) {
     const CheckedDef &d = checked[i];
     StringRef name = d.def->name;
@@ -717,8 +728,12 @@ void Checker::inferGroup(llvm::ArrayRef<unsigned> group) {
     std::string why;
     std::optional<Ty *> t = specialize(inferred, annotation, why);
     if (!t) {
-      diags.report(DiagKind::TypeMismatch, d.def->loc,
-                   "type mismatch in '" + name.str() + "': " + why);
+      llvm::SMRange where = d.info->name.isValid() ? d.info->name.toSM()
+                                                   : llvm::SMRange(d.def->loc, d.def->loc);
+      Diagnostic &diag =
+          diags.report(DiagKind::TypeMismatch, where, "type mismatch in '" + name.str() + "': " + why);
+      if (d.info->annotated && d.info->sig)
+        diag.notes.push_back(DiagNote{d.info->sig->range.toSM(), "annotated here"});
       schemes[name] = prim(TK::Any);
       continue;
     }
