@@ -386,47 +386,6 @@ void Loader::registerAll() {
       registerFile(*f);
 }
 
-/// Definitions `from` refers to, through an explicit stack (terms are deep).
-void collectRefs(const core::Term *root, llvm::SmallVectorImpl<llvm::StringRef> &out) {
-  llvm::SmallVector<const core::Term *, 64> stack{root};
-  while (!stack.empty()) {
-    const core::Term *t = stack.pop_back_val();
-    using llvm::cast;
-    switch (t->kind) {
-    case core::TermKind::Ref: out.push_back(cast<core::RefTerm>(t)->name); break;
-    case core::TermKind::Lam: stack.push_back(cast<core::LamTerm>(t)->body); break;
-    case core::TermKind::App:
-      stack.push_back(cast<core::AppTerm>(t)->fun);
-      stack.push_back(cast<core::AppTerm>(t)->arg);
-      break;
-    case core::TermKind::Let:
-      stack.push_back(cast<core::LetTerm>(t)->value);
-      stack.push_back(cast<core::LetTerm>(t)->body);
-      break;
-    case core::TermKind::LetTup:
-    case core::TermKind::Dup:
-      stack.push_back(cast<core::LetPairTerm>(t)->value);
-      stack.push_back(cast<core::LetPairTerm>(t)->body);
-      break;
-    case core::TermKind::Sup:
-    case core::TermKind::Tup:
-      stack.push_back(cast<core::PairTerm>(t)->first);
-      stack.push_back(cast<core::PairTerm>(t)->second);
-      break;
-    case core::TermKind::Opr:
-      stack.push_back(cast<core::OprTerm>(t)->lhs);
-      stack.push_back(cast<core::OprTerm>(t)->rhs);
-      break;
-    case core::TermKind::Swi:
-      stack.push_back(cast<core::SwiTerm>(t)->arg);
-      stack.push_back(cast<core::SwiTerm>(t)->zero);
-      stack.push_back(cast<core::SwiTerm>(t)->succ);
-      break;
-    default: break;
-    }
-  }
-}
-
 void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
                   DiagnosticEngine &diags) {
   llvm::StringRef entry;
@@ -451,7 +410,7 @@ void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
   llvm::StringMap<llvm::SmallVector<llvm::StringRef, 8>> refsOf;
   for (const core::Definition &d : prog.defs) {
     auto &refs = refsOf[d.name];
-    collectRefs(d.body, refs);
+    core::collectRefs(d.body, refs);
     if (llvm::is_contained(refs, entry)) {
       diags.report(DiagKind::MainReferenced, d.loc,
                    "'" + entry.str() + "' cannot be referenced inside the program (in '" +

@@ -773,49 +773,11 @@ void Checker::run() {
     graph.root.succs.push_back(&graph.nodes.back());
   }
   for (size_t i = 0; i < checked.size(); ++i) {
-    llvm::SmallVector<const Term *, 32> work{checked[i].def->body};
-    while (!work.empty()) {
-      const Term *t = work.pop_back_val();
-      switch (t->kind) {
-      case TermKind::Ref:
-        if (auto it = index.find(cast<core::RefTerm>(t)->name); it != index.end())
-          graph.nodes[i].succs.push_back(&graph.nodes[it->second]);
-        break;
-      case TermKind::Lam: work.push_back(cast<core::LamTerm>(t)->body); break;
-      case TermKind::App:
-        work.push_back(cast<core::AppTerm>(t)->fun);
-        work.push_back(cast<core::AppTerm>(t)->arg);
-        break;
-      case TermKind::Let:
-        work.push_back(cast<core::LetTerm>(t)->value);
-        work.push_back(cast<core::LetTerm>(t)->body);
-        break;
-      case TermKind::LetTup:
-      case TermKind::Dup:
-        work.push_back(cast<core::LetPairTerm>(t)->value);
-        work.push_back(cast<core::LetPairTerm>(t)->body);
-        break;
-      case TermKind::Sup:
-      case TermKind::Tup:
-        work.push_back(cast<core::PairTerm>(t)->first);
-        work.push_back(cast<core::PairTerm>(t)->second);
-        break;
-      case TermKind::Opr:
-        work.push_back(cast<core::OprTerm>(t)->lhs);
-        work.push_back(cast<core::OprTerm>(t)->rhs);
-        break;
-      case TermKind::Swi:
-        work.push_back(cast<core::SwiTerm>(t)->arg);
-        work.push_back(cast<core::SwiTerm>(t)->zero);
-        work.push_back(cast<core::SwiTerm>(t)->succ);
-        break;
-      case TermKind::Var:
-      case TermKind::Link:
-      case TermKind::Era:
-      case TermKind::Num:
-        break;
-      }
-    }
+    llvm::SmallVector<StringRef, 16> refs;
+    core::collectRefs(checked[i].def->body, refs);
+    for (StringRef r : refs)
+      if (auto it = index.find(r); it != index.end())
+        graph.nodes[i].succs.push_back(&graph.nodes[it->second]);
   }
   for (auto scc = llvm::scc_begin(&graph); !scc.isAtEnd(); ++scc) {
     llvm::SmallVector<unsigned, 4> group;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Allocator.h"
@@ -197,6 +198,9 @@ struct Program {
   llvm::StringRef save(llvm::StringRef s) { return strings.save(s); }
   const Definition *find(llvm::StringRef name) const;
 };
+
+/// Appends the definitions `term` refers to, once per occurrence.
+void collectRefs(const Term *term, llvm::SmallVectorImpl<llvm::StringRef> &out);
 
 /// Bend-like text: `name = term` per definition, one per line.
 void printTerm(llvm::raw_ostream &os, const Term *term);
