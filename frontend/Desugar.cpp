@@ -901,11 +901,12 @@ core::Term *Desugarer::switchChain(Term *arg, unsigned cases,
 core::Term *Desugarer::encodeMatch(Term *scrutinee, AdtData *adt,
                                    llvm::function_ref<Term *(unsigned)> armOf, SMLoc loc) {
   unsigned n = unsigned(adt->ctrs.size());
+  if (!checkedDef)
+    return encodeMatchTerm(scrutinee, n, armOf, loc);
   TypingFacts::Match note{scrutinee, adt, std::vector<Term *>(n, nullptr)};
   auto armTerm = [&](unsigned i) { return note.arms[i] = armOf(i); };
   Term *encoded = encodeMatchTerm(scrutinee, n, armTerm, loc);
-  if (checkedDef)
-    facts.matches[encoded] = std::move(note);
+  facts.matches[encoded] = std::move(note);
   return encoded;
 }
 
@@ -957,34 +958,27 @@ core::Term *Desugarer::matchArms(StringRef bind, Term *scrutinee, const std::vec
         bindVar(name, p.arm->range);
       }
     }
+    auto rebuilt = [&] {
+      Term *value = ref(ctr->name, loc);
+      for (StringRef f : fieldVars)
+        value = app(value, var(f, loc), loc);
+      return value;
+    };
     // As in Bend, the matched variable means the constructor rebuilt from
     // its fields inside each arm (a fold's recursive fields are calls).
-    if (!fold && !bind.empty() && !p.viaDefault && !ctr->fields.empty()) {
-      Term *rebuilt = ref(ctr->name, loc);
-      for (StringRef f : fieldVars)
-        rebuilt = app(rebuilt, var(f, loc), loc);
+    if (!fold && !bind.empty() && !p.viaDefault) {
       Binding b;
       b.name = bind;
       b.kind = BindKind::Use;
-      b.use = rebuilt;
-      b.range = p.arm->range;
-      scope.push_back(b);
-    } else if (!fold && !bind.empty() && !p.viaDefault) {
-      Binding b;
-      b.name = bind;
-      b.kind = BindKind::Use;
-      b.use = ref(ctr->name, loc);
+      b.use = rebuilt();
       b.range = p.arm->range;
       scope.push_back(b);
     }
     Term *t;
     if (p.viaDefault && !p.arm->name.empty() && p.arm->name != "_") {
       // A variable case binds the value, rebuilt from its fields.
-      Term *rebuilt = ref(ctr->name, loc);
-      for (StringRef f : fieldVars)
-        rebuilt = app(rebuilt, var(f, loc), loc);
       bindVar(p.arm->name, p.arm->range);
-      t = prog.make<core::LetTerm>(loc, p.arm->name, false, rebuilt, body(*p.arm));
+      t = prog.make<core::LetTerm>(loc, p.arm->name, false, rebuilt(), body(*p.arm));
     } else {
       t = body(*p.arm);
     }

@@ -132,6 +132,9 @@ private:
   // ---- inference -----------------------------------------------------------------
   struct Failure {};
   Ty *infer(const Term *t);
+  /// Infers `body` with `name` (none when empty) bound to `type`.
+  Ty *inferUnder(StringRef name, Ty *type, const Term *body);
+  [[noreturn]] void failUnscopedBind(const Term *at, StringRef name);
   Ty *inferMatch(const TypingFacts::Match &m);
   /// Unifies or reports at `at` (or at `where`, when given) and fails.
   void expect(Ty *a, Ty *b, const Term *at, llvm::SMRange where = {});
@@ -479,6 +482,21 @@ Ty *Checker::inferMatch(const TypingFacts::Match &m) {
   return result;
 }
 
+Ty *Checker::inferUnder(StringRef name, Ty *type, const Term *body) {
+  if (name.empty())
+    return infer(body);
+  env.emplace_back(name, type);
+  Ty *t = infer(body);
+  env.pop_back();
+  return t;
+}
+
+void Checker::failUnscopedBind(const Term *at, StringRef name) {
+  fail(DiagKind::UntypedTerm, at,
+       "unscoped variable bind '$" + name.str() + "' in the type-checked function '" +
+           currentDef.str() + "'");
+}
+
 Ty *Checker::infer(const Term *t) {
   if (auto note = facts.matches.find(t); note != facts.matches.end())
     return inferMatch(note->second);
@@ -492,16 +510,9 @@ Ty *Checker::infer(const Term *t) {
   case TermKind::Lam: {
     auto *l = cast<core::LamTerm>(t);
     if (l->unscoped)
-      fail(DiagKind::UntypedTerm, t,
-           "unscoped variable bind '$" + l->var.str() + "' in the type-checked function '" +
-               currentDef.str() + "'");
+      failUnscopedBind(t, l->var);
     Ty *param = fresh();
-    if (!l->var.empty())
-      env.emplace_back(l->var, param);
-    Ty *body = infer(l->body);
-    if (!l->var.empty())
-      env.pop_back();
-    return arrow(param, body);
+    return arrow(param, inferUnder(l->var, param, l->body));
   }
   case TermKind::App: {
     auto *a = cast<core::AppTerm>(t);
@@ -514,19 +525,12 @@ Ty *Checker::infer(const Term *t) {
   case TermKind::Let: {
     auto *l = cast<core::LetTerm>(t);
     if (l->unscoped)
-      fail(DiagKind::UntypedTerm, t,
-           "unscoped variable bind '$" + l->var.str() + "' in the type-checked function '" +
-               currentDef.str() + "'");
+      failUnscopedBind(t, l->var);
     ++level;
     Ty *value = infer(l->value);
     --level;
     generalize(value);
-    if (!l->var.empty())
-      env.emplace_back(l->var, value);
-    Ty *body = infer(l->body);
-    if (!l->var.empty())
-      env.pop_back();
-    return body;
+    return inferUnder(l->var, value, l->body);
   }
   case TermKind::LetTup:
   case TermKind::Dup: {
@@ -597,11 +601,7 @@ Ty *Checker::infer(const Term *t) {
     Ty *zero = infer(s->zero);
     Ty *succ;
     if (auto *l = llvm::dyn_cast<core::LamTerm>(s->succ); l && !l->unscoped) {
-      if (!l->var.empty())
-        env.emplace_back(l->var, prim(TK::U24));
-      succ = infer(l->body);
-      if (!l->var.empty())
-        env.pop_back();
+      succ = inferUnder(l->var, prim(TK::U24), l->body);
     } else {
       succ = fresh();
       expect(infer(s->succ), arrow(prim(TK::U24), succ), s->succ);
