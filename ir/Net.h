@@ -33,6 +33,10 @@ struct TreeId {
   friend bool operator==(TreeId a, TreeId b) { return a.index == b.index; }
 };
 
+/// What a compiler knows about a `(a b)` node; the .hvm text does not say,
+/// so trees read from text leave it Unknown and polarity inference guesses.
+enum class ConRole : uint8_t { Unknown, Function, Pair };
+
 struct Tree {
   TreeKind kind;
   /// Var: index into Book::names (the variable's name); Ref: index into
@@ -40,6 +44,7 @@ struct Tree {
   uint32_t value = 0;
   TreeId fst, snd; // children of Con, Dup, Opr and Swi
   llvm::SMLoc loc;
+  ConRole role = ConRole::Unknown; // Con: a λ/application or a pair
 };
 
 struct Redex {

@@ -201,6 +201,12 @@ std::optional<rt::Book> Polarizer::run() {
     ok &= constrainDefinition(id);
   if (!ok)
     return std::nullopt;
+  // A compiler that knows what each `(a b)` is says so; nothing is guessed
+  // for those.
+  for (const DefState &st : states)
+    for (TreeId con : st.conNodes)
+      if (book[con].role != net::ConRole::Unknown && !relationKnown(con))
+        uf.unite(book[con].fst.index, con.index, book[con].role == net::ConRole::Function);
   decideShapes();
   for (uint32_t id = 0; id < book.defs.size(); ++id) {
     select(id);

@@ -4,7 +4,8 @@
 # golden folder has its first fail_ test, Hvm* kinds are only listed.
 file(STRINGS ${SOURCE_DIR}/frontend/DiagnosticKinds.def lines REGEX "^DIAG\\(")
 file(GLOB_RECURSE frontend_expected ${SOURCE_DIR}/tests/frontend/golden/*fail_*.expected)
-file(GLOB_RECURSE hvm_expected ${SOURCE_DIR}/tests/hvm/golden/*fail_*.expected)
+file(GLOB_RECURSE hvm_expected ${SOURCE_DIR}/tests/hvm/golden/*fail_*.expected
+     ${SOURCE_DIR}/tests/golden/*fail_*.expected)
 set(all "")
 foreach(f ${frontend_expected} ${hvm_expected})
   file(READ ${f} text)

@@ -13,7 +13,7 @@ else()
 endif()
 # Paths in messages are relative to the test's folder, so expectations do not
 # depend on where the checkout lives.
-execute_process(COMMAND ${BENDC} ${args} ${name}
+execute_process(COMMAND ${BENDC} ${args} ${EXTRA_ARGS} ${name}
                 WORKING_DIRECTORY ${dir}
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc
                 TIMEOUT 120)

@@ -40,6 +40,15 @@ cl::list<std::string> allowNames("A", cl::Prefix, cl::desc("Do not report the na
 cl::list<std::string> denyNames("D", cl::Prefix, cl::desc("Turn the named warning into an error"),
                                 cl::value_desc("warning"), cl::cat(frontendOptionCategory()));
 
+// Bend's optimisation switches that are not listed above: -O<name> and
+// -Ono-<name> for eta, prune, float-combinators, merge, linearize-matches
+// (also -Olinearize-matches-alt and -Olinearize-matches=enabled|alt|disabled),
+// inline, check-net-size, and all.
+cl::list<std::string> optSwitches("O", cl::Prefix,
+                                  cl::desc("Bend's -O switches: eta, prune, float-combinators, merge, "
+                                           "linearize-matches[-alt], all (each also as -Ono-<name>)"),
+                                  cl::value_desc("switch"), cl::cat(frontendOptionCategory()));
+
 enum class DiagFormat { Text, Json };
 cl::opt<DiagFormat> diagFormat(
     "diagnostics-format", cl::desc("How diagnostics are printed"), cl::init(DiagFormat::Text),
@@ -72,6 +81,39 @@ frontend::FrontendOptions frontendOptionsFromCommandLine(StringRef emitStage) {
             [](const auto &a, const auto &b) { return std::get<0>(a) < std::get<0>(b); });
   for (auto &[pos, name, action] : all)
     opts.warnings.emplace_back(name, action);
+  return opts;
+}
+
+lowering::CompileOptions compileOptionsFromCommandLine(std::vector<std::string> &unknown) {
+  lowering::CompileOptions opts;
+  using hir::MatchLinearization;
+  for (const std::string &raw : optSwitches) {
+    StringRef name = raw;
+    bool on = !name.consume_front("no-");
+    if (name == "eta")
+      opts.eta = on;
+    else if (name == "prune")
+      opts.prune = on;
+    else if (name == "float-combinators")
+      opts.floatCombinators = on;
+    else if (name == "merge")
+      opts.merge = on;
+    else if (name == "linearize-matches")
+      opts.linearizeMatches = on ? MatchLinearization::Enabled : MatchLinearization::Disabled;
+    else if (name == "linearize-matches-alt" || name == "linearize-matches=alt")
+      opts.linearizeMatches = on ? MatchLinearization::Alt : MatchLinearization::Disabled;
+    else if (name == "linearize-matches=enabled" && on)
+      opts.linearizeMatches = MatchLinearization::Enabled;
+    else if (name == "linearize-matches=disabled" && on)
+      opts.linearizeMatches = MatchLinearization::Disabled;
+    else if (name == "inline" || name == "check-net-size")
+      ; // accepted as Bend accepts them; they change no result here
+    else if (name == "all") {
+      opts.eta = opts.prune = opts.floatCombinators = opts.merge = on;
+      opts.linearizeMatches = on ? MatchLinearization::Enabled : MatchLinearization::Disabled;
+    } else
+      unknown.push_back("-O" + raw);
+  }
   return opts;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "frontend/Frontend.h"
+#include "lowering/Compile.h"
 
 #include "llvm/Support/CommandLine.h"
 
@@ -13,6 +14,10 @@ llvm::cl::OptionCategory &frontendOptionCategory();
 /// FrontendOptions from `-Oadt-*`, `-W/-A/-D NAME` and the `--emit` stage
 /// (tokens, ast, core; any other stage leaves emit at None).
 frontend::FrontendOptions frontendOptionsFromCommandLine(llvm::StringRef emitStage);
+
+/// CompileOptions from Bend's -O switches (`-Oeta`, `-Ono-eta`, `-Oall`, ...),
+/// applied in command-line order. Unknown switches are returned in `unknown`.
+lowering::CompileOptions compileOptionsFromCommandLine(std::vector<std::string> &unknown);
 
 /// `--diagnostics-format=json`: JSON Lines on stdout instead of text on stderr.
 bool diagnosticsAsJson();

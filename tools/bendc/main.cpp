@@ -7,7 +7,9 @@
 #include "frontend/Frontend.h"
 #include "frontend/hvm/HvmPrinter.h"
 #include "frontend/hvm/HvmReader.h"
+#include "lowering/Compile.h"
 #include "lowering/Polarize.h"
+#include "lowering/Readback.h"
 #include "runtime/Runtime.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -38,7 +40,7 @@ cl::opt<bool> runFlag("run", cl::desc("Reduce the program and print its result")
 cl::opt<bool> checkFlag("check", cl::desc("Check the program and report diagnostics only"),
                         cl::cat(category));
 cl::opt<std::string> emitStage("emit",
-                               cl::desc("Print an intermediate form: tokens, ast, core, hvm"),
+                               cl::desc("Print an intermediate form: tokens, ast, core, hir, hvm"),
                                cl::value_desc("stage"), cl::cat(category));
 cl::opt<unsigned> threadCount("threads", cl::desc("CPU worker threads (default: all hardware threads)"),
                               cl::init(0), cl::cat(category));
@@ -71,7 +73,11 @@ void printStats(const rt::RunStats &s) {
   outs() << "- BACKEND: " << s.backend << "\n";
 }
 
-int runBook(const rt::Book &book) {
+/// Reduces `book`; `show` turns the normal form into the text after "Result: ".
+int runBook(const rt::Book &book,
+            llvm::function_ref<std::string(const std::string &)> show = [](const std::string &r) {
+              return r;
+            }) {
   rt::RunOptions options;
   options.backend = backendOpt;
   options.threads = threadCount;
@@ -85,7 +91,7 @@ int runBook(const rt::Book &book) {
     errs() << "bendc: error: " << r.message << "\n";
     return rt::exitCodeFor(r.status);
   }
-  outs() << "Result: " << r.result << "\n";
+  outs() << "Result: " << show(r.result) << "\n";
   if (*statsFlag)
     printStats(r.stats);
   return ExitOk;
@@ -94,6 +100,18 @@ int runBook(const rt::Book &book) {
 int finishWithDiagnostics(DiagnosticEngine &diags) {
   renderDiagnostics(diags);
   return diags.hasErrors() ? ExitInputError : ExitOk;
+}
+
+bool writeHvmFile(const net::Book &book) {
+  std::error_code ec;
+  ToolOutputFile out(outputPath, ec, sys::fs::OF_Text);
+  if (ec) {
+    errs() << "bendc: error: cannot write '" << outputPath << "': " << ec.message() << "\n";
+    return false;
+  }
+  printHvmBook(out.os(), book);
+  out.keep();
+  return true;
 }
 
 int runHvmInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
@@ -114,14 +132,8 @@ int runHvmInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
     return ExitUsage;
   }
   if (!outputPath.empty()) {
-    std::error_code ec;
-    ToolOutputFile out(outputPath, ec, sys::fs::OF_Text);
-    if (ec) {
-      errs() << "bendc: error: cannot write '" << outputPath << "': " << ec.message() << "\n";
+    if (!writeHvmFile(*netBook))
       return ExitInputError;
-    }
-    printHvmBook(out.os(), *netBook);
-    out.keep();
     if (!runFlag)
       return ExitOk;
   }
@@ -130,27 +142,76 @@ int runHvmInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
   return runBook(*book);
 }
 
-// The .bend frontend entry: Bend source to Core (and its --emit dumps).
+// The .bend entry: source to Core, Core to nets, then run or write them.
 int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
   for (const std::string &name : unknownWarningNames()) {
     errs() << "bendc: error: unknown warning '" << name << "'\n";
     return ExitUsage;
   }
+  std::vector<std::string> unknownSwitches;
+  lowering::CompileOptions compileOpts = compileOptionsFromCommandLine(unknownSwitches);
+  for (const std::string &name : unknownSwitches) {
+    errs() << "bendc: error: unknown option '" << name << "'\n";
+    return ExitUsage;
+  }
+#ifndef NDEBUG
+  compileOpts.verifyEachPass = true;
+#endif
+  if (getenv("BENDC_VERIFY_PASSES"))
+    compileOpts.verifyEachPass = true;
   frontend::FrontendOptions opts = frontendOptionsFromCommandLine(emitStage);
+  // As `bend run` does, running shows no compile warnings unless asked for.
+  if (runFlag && !checkFlag)
+    opts.warnings.insert(opts.warnings.begin(), {"all", WarningAction::Allow});
   bool frontendStage = opts.emit != frontend::EmitStage::None;
-  if (!emitStage.empty() && !frontendStage) {
-    errs() << "bendc: error: --emit=" << emitStage << " is not available for .bend input yet\n";
+  bool backendStage = emitStage == "hir" || emitStage == "hvm";
+  if (!emitStage.empty() && !frontendStage && !backendStage) {
+    errs() << "bendc: error: --emit=" << emitStage
+           << " is not a stage (tokens, ast, core, hir, hvm)\n";
     return ExitUsage;
   }
   frontend::FrontendResult result = frontend::runFrontendOnBuffer(sources, buffer, opts, diags);
   outs() << result.emitted;
-  renderDiagnostics(diags);
-  if (diags.hasErrors())
-    return ExitInputError;
-  if (checkFlag || frontendStage)
+  if (diags.hasErrors() || !result.program) {
+    renderDiagnostics(diags);
+    return diags.hasErrors() ? ExitInputError : ExitOk;
+  }
+  if (frontendStage) {
+    renderDiagnostics(diags);
     return ExitOk;
-  errs() << "bendc: error: compiling Core to nets is not available in this build yet\n";
-  return ExitInputError;
+  }
+  const core::Program &program = *result.program;
+  lowering::CompileResult compiled = lowering::compileToBook(program, compileOpts, diags);
+  renderDiagnostics(diags);
+  for (const std::string &problem : compiled.internalErrors)
+    errs() << "bendc: internal error: " << problem << "\n";
+  if (!compiled.internalErrors.empty())
+    return rt::exitCodeFor(rt::RunStatus::Fault);
+  if (diags.hasErrors() || !compiled.book)
+    return ExitInputError;
+  if (emitStage == "hir") {
+    hir::printModule(outs(), *compiled.hir);
+    return ExitOk;
+  }
+  if (emitStage == "hvm") {
+    printHvmBook(outs(), compiled.net);
+    return ExitOk;
+  }
+  if (!outputPath.empty()) {
+    if (!writeHvmFile(compiled.net))
+      return ExitInputError;
+    if (!runFlag)
+      return ExitOk;
+  }
+  if (checkFlag)
+    return ExitOk;
+  return runBook(*compiled.book, [&](const std::string &normalForm) {
+    lowering::ReadbackResult shown = lowering::readbackBend(normalForm, compiled.net, program);
+    outs().flush();
+    for (const std::string &w : shown.warnings)
+      errs() << w << "\n";
+    return shown.text;
+  });
 }
 
 } // namespace

@@ -1,0 +1,114 @@
+// A generic dataflow solver over the HIR's block tree.
+//
+// The blocks of a function form a graph: a block's children are the blocks of
+// its instructions (a λ's body, a switch's arms). An analysis says what a
+// value is (any type with ==), what it starts as, and how a block's value is
+// computed from its own instructions and the values of its neighbours in the
+// direction of flow. The solver keeps a worklist of blocks whose inputs
+// changed and recomputes them until nothing changes, so analyses need not
+// know the shape of the tree or the order to visit it in.
+//
+//   Direction::Up:   a block's value is computed from its children's values
+//                    (liveness: what a block needs from outside).
+//   Direction::Down: from its parent's value (what is in scope).
+//
+// Liveness and use counts, the two analyses the passes need, are below.
+#pragma once
+
+#include "ir/Hir.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <deque>
+#include <vector>
+
+namespace bendc::hir {
+
+/// The blocks of one function, numbered parents first (0 is the body).
+struct BlockGraph {
+  std::vector<Block *> blocks;
+  std::vector<int> parent;                            // -1 for the body
+  std::vector<llvm::SmallVector<unsigned, 2>> children;
+  llvm::DenseMap<const Block *, unsigned> index;
+
+  explicit BlockGraph(Function &fn);
+};
+
+enum class Direction { Up, Down };
+
+/// Analysis requirements:
+///   using Value = ...;                        // comparable with ==
+///   static constexpr Direction direction;
+///   Value initial() const;                    // every block's starting value
+///   Value transfer(const Block &b, llvm::ArrayRef<const Value *> inputs) const;
+/// `inputs` are the children's values (Up) or the parent's, if any (Down).
+template <typename Analysis>
+std::vector<typename Analysis::Value> solve(const BlockGraph &graph, const Analysis &analysis) {
+  using Value = typename Analysis::Value;
+  size_t n = graph.blocks.size();
+  std::vector<Value> values(n, analysis.initial());
+  std::deque<unsigned> work;
+  std::vector<bool> queued(n, true);
+  // Seed in the order that lets a tree settle in one sweep.
+  for (size_t k = 0; k < n; ++k)
+    work.push_back(Analysis::direction == Direction::Up ? unsigned(n - 1 - k) : unsigned(k));
+  llvm::SmallVector<const Value *, 4> inputs;
+  while (!work.empty()) {
+    unsigned b = work.front();
+    work.pop_front();
+    queued[b] = false;
+    inputs.clear();
+    if (Analysis::direction == Direction::Up) {
+      for (unsigned c : graph.children[b])
+        inputs.push_back(&values[c]);
+    } else if (graph.parent[b] >= 0) {
+      inputs.push_back(&values[unsigned(graph.parent[b])]);
+    }
+    Value next = analysis.transfer(*graph.blocks[b], inputs);
+    if (next == values[b])
+      continue;
+    values[b] = std::move(next);
+    auto enqueue = [&](unsigned d) {
+      if (!queued[d]) {
+        queued[d] = true;
+        work.push_back(d);
+      }
+    };
+    if (Analysis::direction == Direction::Up) {
+      if (graph.parent[b] >= 0)
+        enqueue(unsigned(graph.parent[b]));
+    } else {
+      for (unsigned c : graph.children[b])
+        enqueue(c);
+    }
+  }
+  return values;
+}
+
+/// Liveness: the wires a block (with the blocks inside it) uses but does not
+/// define — the inputs the Caiman HIR gives each continuation. Sorted.
+struct Liveness {
+  using Value = llvm::SmallVector<WireId, 4>;
+  static constexpr Direction direction = Direction::Up;
+  Value initial() const { return {}; }
+  Value transfer(const Block &b, llvm::ArrayRef<const Value *> children) const;
+};
+
+/// Use counts: how many times each wire is used in a block and the blocks
+/// inside it; the body's value counts the whole function.
+struct UseCounts {
+  using Value = llvm::DenseMap<WireId, unsigned>;
+  static constexpr Direction direction = Direction::Up;
+  Value initial() const { return {}; }
+  Value transfer(const Block &b, llvm::ArrayRef<const Value *> children) const;
+};
+
+/// The live inputs of every block of `fn`, by BlockGraph index.
+std::vector<Liveness::Value> liveInputs(const BlockGraph &graph);
+
+/// How many times each wire of `fn` is used, by WireId.
+std::vector<unsigned> useCounts(Function &fn);
+
+} // namespace bendc::hir

@@ -1,0 +1,248 @@
+#include "ir/Hir.h"
+#include "runtime/common/NumericText.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace bendc::hir {
+
+namespace {
+struct KindInfo {
+  const char *mnemonic;
+  int outs, ins, blocks;
+};
+constexpr KindInfo kindInfo[] = {
+#define BENDC_HIR_INFO(Name, Mnemonic, Outs, Ins, Blocks) {Mnemonic, Outs, Ins, Blocks},
+    BENDC_HIR_INSTS(BENDC_HIR_INFO)
+#undef BENDC_HIR_INFO
+};
+} // namespace
+
+llvm::StringRef mnemonic(InstKind kind) { return kindInfo[unsigned(kind)].mnemonic; }
+unsigned outCount(InstKind kind) { return unsigned(kindInfo[unsigned(kind)].outs); }
+int inCount(InstKind kind) { return kindInfo[unsigned(kind)].ins; }
+unsigned blockCount(InstKind kind) { return unsigned(kindInfo[unsigned(kind)].blocks); }
+
+Function *Module::find(llvm::StringRef name) {
+  for (Function &f : functions)
+    if (f.name == name)
+      return &f;
+  return nullptr;
+}
+const Function *Module::find(llvm::StringRef name) const {
+  return const_cast<Module *>(this)->find(name);
+}
+
+void substituteUses(Function &fn, const std::vector<WireId> &subst) {
+  auto resolve = [&](WireId w) {
+    for (unsigned guard = 0; w < subst.size() && subst[w] != NoWire && guard < subst.size(); ++guard)
+      w = subst[w];
+    return w;
+  };
+  forEachBlock(fn.body, [&](Block &b) {
+    b.result = resolve(b.result);
+    for (Inst &i : b.insts)
+      for (WireId &w : i.ins)
+        w = resolve(w);
+  });
+}
+
+// ---------------------------------------------------------------- printing
+
+namespace {
+class Printer {
+public:
+  Printer(llvm::raw_ostream &os, const Function &fn) : os(os), fn(fn) {}
+
+  void wire(WireId w) {
+    if (w == NoWire) {
+      os << "%?";
+      return;
+    }
+    os << (fn.unscoped[w] ? "%$" : "%") << fn.wireNames[w] << '.' << w;
+  }
+
+  void block(const Block &b, unsigned depth) {
+    for (const Inst &i : b.insts)
+      inst(i, depth);
+    indent(depth);
+    os << "ret ";
+    wire(b.result);
+    os << '\n';
+  }
+
+  void params(const Block &b) {
+    os << '(';
+    for (size_t k = 0; k < b.params.size(); ++k) {
+      if (k)
+        os << ", ";
+      wire(b.params[k]);
+    }
+    os << ')';
+  }
+
+  void inst(const Inst &i, unsigned depth) {
+    indent(depth);
+    for (size_t k = 0; k < i.outs.size(); ++k) {
+      if (k)
+        os << ", ";
+      wire(i.outs[k]);
+    }
+    if (!i.outs.empty())
+      os << " = ";
+    os << mnemonic(i.kind);
+    for (WireId w : i.ins) {
+      os << ' ';
+      wire(w);
+    }
+    if (i.kind == InstKind::Num || i.kind == InstKind::OprNum)
+      os << ' ' << rt::num::showNumb(i.numb);
+    if (i.kind == InstKind::Ref)
+      os << " @" << i.ref;
+    if (i.blocks.empty()) {
+      os << '\n';
+      return;
+    }
+    os << " {\n";
+    static const char *const armNames[] = {"zero", "succ"};
+    for (size_t k = 0; k < i.blocks.size(); ++k) {
+      indent(depth + 1);
+      os << (i.kind == InstKind::Swi ? armNames[k] : "body");
+      params(*i.blocks[k]);
+      os << ":\n";
+      block(*i.blocks[k], depth + 2);
+    }
+    indent(depth);
+    os << "}\n";
+  }
+
+private:
+  void indent(unsigned depth) { os.indent(2 * depth); }
+  llvm::raw_ostream &os;
+  const Function &fn;
+};
+} // namespace
+
+void printFunction(llvm::raw_ostream &os, const Function &fn) {
+  os << "def @" << fn.name << (fn.generated ? " (generated)" : "") << " {\n";
+  // Deep programs nest blocks deeply; printing recurses once per λ or arm,
+  // which callers bound by running on a large stack (see Compile.cpp).
+  Printer(os, fn).block(fn.body, 1);
+  os << "}\n";
+}
+
+void printModule(llvm::raw_ostream &os, const Module &module, bool withBuiltins) {
+  for (const Function &fn : module.functions)
+    if (withBuiltins || !fn.builtin)
+      printFunction(os, fn);
+}
+
+// ------------------------------------------------------------- verification
+
+std::vector<std::string> verify(const Module &module) {
+  std::vector<std::string> problems;
+  llvm::StringSet<> names;
+  for (const Function &fn : module.functions)
+    if (!names.insert(fn.name).second)
+      problems.push_back("function @" + fn.name.str() + " is defined twice");
+  auto known = [&](llvm::StringRef name) {
+    return names.contains(name) || module.netReferences.count(name) != 0;
+  };
+
+  for (const Function &cfn : module.functions) {
+    Function &fn = const_cast<Function &>(cfn); // the walkers take mutable blocks
+    std::string where = " in @" + fn.name.str();
+    auto wireText = [&](WireId w) {
+      return w < fn.wireCount() ? "%" + fn.wireNames[w] + "." + std::to_string(w) : std::string("%?");
+    };
+    std::vector<unsigned> defs(fn.wireCount(), 0), uses(fn.wireCount(), 0);
+    auto define = [&](WireId w) {
+      if (w >= fn.wireCount()) {
+        problems.push_back("an undeclared wire is defined" + where);
+        return;
+      }
+      ++defs[w];
+    };
+    auto use = [&](WireId w) {
+      if (w >= fn.wireCount()) {
+        problems.push_back("an undeclared wire is used" + where);
+        return;
+      }
+      ++uses[w];
+    };
+    if (!fn.body.params.empty())
+      problems.push_back("the body block of a function takes no params" + where);
+    forEachBlock(fn.body, [&](Block &b) {
+      for (WireId p : b.params)
+        define(p);
+      use(b.result);
+      for (Inst &i : b.insts) {
+        std::string what = "'" + mnemonic(i.kind).str() + "'" + where;
+        if (i.outs.size() != outCount(i.kind))
+          problems.push_back(what + " defines " + std::to_string(i.outs.size()) + " wires");
+        if (inCount(i.kind) >= 0 ? i.ins.size() != size_t(inCount(i.kind)) : i.ins.empty())
+          problems.push_back(what + " uses " + std::to_string(i.ins.size()) + " wires");
+        if (i.blocks.size() != blockCount(i.kind)) {
+          problems.push_back(what + " has " + std::to_string(i.blocks.size()) + " blocks");
+          continue;
+        }
+        for (WireId w : i.outs)
+          define(w);
+        for (WireId w : i.ins)
+          use(w);
+        if (i.kind == InstKind::Ref && !known(i.ref))
+          problems.push_back("reference to unknown function @" + i.ref.str() + where);
+        if (i.kind == InstKind::Lam && i.blocks[0]->params.size() != 1)
+          problems.push_back("a λ body takes exactly one param" + where);
+        if (i.kind == InstKind::Swi) {
+          size_t args = i.ins.size() - 1;
+          const Block &zero = *i.blocks[0], &succ = *i.blocks[1];
+          if (zero.params.size() != args || succ.params.size() != args + 1)
+            problems.push_back("switch arms must take its " + std::to_string(args) +
+                               " arguments (the successor arm the predecessor first)" + where);
+        }
+      }
+    });
+    for (WireId w = 0; w < fn.wireCount(); ++w) {
+      if (defs[w] == 0 && uses[w] == 0)
+        continue; // retired: what used it moved to another function
+      if (defs[w] != 1)
+        problems.push_back("wire " + wireText(w) + " is defined " + std::to_string(defs[w]) +
+                           " times" + where);
+      else if (module.invariants.linear && uses[w] != 1)
+        problems.push_back("wire " + wireText(w) + " is used " + std::to_string(uses[w]) +
+                           " times in a linear function" + where);
+    }
+    if (!module.invariants.matchesLinearized)
+      continue;
+    // Arms receive exactly their live inputs: nothing scoped comes from outside.
+    forEachInst(fn.body, [&](Inst &i) {
+      if (i.kind != InstKind::Swi)
+        return;
+      for (auto &arm : i.blocks) {
+        llvm::DenseSet<WireId> inside;
+        forEachBlock(*arm, [&](Block &b) {
+          inside.insert(b.params.begin(), b.params.end());
+          for (Inst &k : b.insts)
+            inside.insert(k.outs.begin(), k.outs.end());
+        });
+        auto check = [&](WireId w) {
+          if (w < fn.wireCount() && !fn.unscoped[w] && !inside.contains(w))
+            problems.push_back("switch arm uses " + wireText(w) +
+                               " from outside instead of taking it as a param" + where);
+        };
+        forEachBlock(*arm, [&](Block &b) {
+          check(b.result);
+          for (Inst &k : b.insts)
+            for (WireId w : k.ins)
+              check(w);
+        });
+      }
+    });
+  }
+  return problems;
+}
+
+} // namespace bendc::hir

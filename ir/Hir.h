@@ -1,0 +1,189 @@
+// HIR: the middle end's form of a program. Per definition a linear,
+// continuation-passing tree of instructions:
+//
+//   Function ::= name Block            (the block's result is the definition's value)
+//   Block    ::= params Inst* result   (params: wires the block receives)
+//   Inst     ::= outs = kind ins [numb | @ref] Block*
+//
+// Every intermediate value is a named wire. Each wire is defined once (an
+// instruction's out or a block's param) and, once the program is linear, used
+// once (an instruction's in or a block's result). Duplication (`dup`) and
+// erasure (`erase`) are explicit instructions; every operation names the wire
+// its result goes to. A λ's body is a block whose one param is the bound
+// variable; a switch's two arms are blocks whose params are the live variables
+// they receive (the successor arm first takes the predecessor). Wires are not
+// lexically scoped: an unscoped variable (`λ$x`, `$x`) is a wire defined in one
+// place and used anywhere in the function, as in the net it becomes.
+//
+// Lowering turns each instruction into one net node (a switch also builds its
+// pair of cases and one application per argument it passes to its arms).
+#pragma once
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Allocator.h"
+#include "llvm/Support/SMLoc.h"
+#include "llvm/Support/StringSaver.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class raw_ostream;
+}
+
+namespace bendc::hir {
+
+using WireId = uint32_t;
+inline constexpr WireId NoWire = ~0u;
+
+// Instruction kinds, listed once: X(Name, mnemonic, outs, fixed ins, blocks).
+// `-1` ins: the switch takes its scrutinee and then any number of arguments.
+#define BENDC_HIR_INSTS(X)                                                     \
+  X(Lam, "lam", 1, 0, 1)       /* %f = lam { ^x: ... ret %b }          */     \
+  X(App, "app", 1, 2, 0)       /* %r = app %f %a                         */   \
+  X(Sup, "sup", 1, 2, 0)       /* %r = sup %a %b                         */   \
+  X(Dup, "dup", 2, 1, 0)       /* %a, %b = dup %v                        */   \
+  X(Tup, "tup", 1, 2, 0)       /* %r = tup %a %b                         */   \
+  X(Untup, "untup", 2, 1, 0)   /* %a, %b = untup %v                      */   \
+  X(Era, "era", 1, 0, 0)       /* %r = era            (an eraser value)  */   \
+  X(Erase, "erase", 0, 1, 0)   /* erase %v            (drops a wire)     */   \
+  X(Num, "num", 1, 0, 0)       /* %r = num 3                             */   \
+  X(Ref, "ref", 1, 0, 0)       /* %r = ref @name                         */   \
+  X(Opr, "opr", 1, 2, 0)       /* %r = opr %x %y     (node $(y r) on x)  */   \
+  X(OprNum, "oprnum", 1, 1, 0) /* %r = opr %x [+1]   (node $([+1] r))    */   \
+  X(Swi, "switch", 1, -1, 2)   /* %r = switch %n (%a...) { zero; succ }  */
+
+enum class InstKind : uint8_t {
+#define BENDC_HIR_ENUM(Name, Mnemonic, Outs, Ins, Blocks) Name,
+  BENDC_HIR_INSTS(BENDC_HIR_ENUM)
+#undef BENDC_HIR_ENUM
+};
+
+llvm::StringRef mnemonic(InstKind kind);
+unsigned outCount(InstKind kind);
+/// Fixed operand count; -1 for the switch (scrutinee plus arguments).
+int inCount(InstKind kind);
+unsigned blockCount(InstKind kind);
+
+struct Block;
+
+struct Inst {
+  InstKind kind;
+  llvm::SmallVector<WireId, 2> outs;
+  llvm::SmallVector<WireId, 2> ins;
+  uint32_t numb = 0;     // Num, OprNum: an HVM2 number word
+  llvm::StringRef ref;   // Ref: the definition's name
+  llvm::SmallVector<std::unique_ptr<Block>, 2> blocks; // Lam: body; Swi: zero, succ
+  llvm::SMLoc loc;
+
+  explicit Inst(InstKind k, llvm::SMLoc l = {}) : kind(k), loc(l) {}
+  Inst(Inst &&) noexcept = default;
+  Inst &operator=(Inst &&) noexcept = default;
+  Inst(const Inst &) = delete;
+  Inst &operator=(const Inst &) = delete;
+};
+
+struct Block {
+  llvm::SmallVector<WireId, 2> params;
+  std::vector<Inst> insts;
+  WireId result = NoWire;
+
+  Block() = default;
+  Block(Block &&) noexcept = default;
+  Block &operator=(Block &&) noexcept = default;
+  Block(const Block &) = delete;
+  Block &operator=(const Block &) = delete;
+};
+
+struct Function {
+  llvm::StringRef name;
+  llvm::SMLoc loc;
+  bool builtin = false;
+  bool generated = false; // made by a pass (a floated combinator)
+  Block body;             // no params; its result is the definition's value
+  std::vector<std::string> wireNames; // by WireId: the source name or a hint
+  std::vector<bool> unscoped;         // by WireId: a `$x` wire
+
+  Function() = default;
+  Function(Function &&) noexcept = default;
+  Function &operator=(Function &&) noexcept = default;
+  Function(const Function &) = delete;
+  Function &operator=(const Function &) = delete;
+
+  WireId newWire(llvm::StringRef hint, bool isUnscoped = false) {
+    wireNames.emplace_back(hint);
+    unscoped.push_back(isUnscoped);
+    return WireId(wireNames.size() - 1);
+  }
+  unsigned wireCount() const { return unsigned(wireNames.size()); }
+};
+
+/// What the verifier may expect of a module, strengthened as passes run.
+struct Invariants {
+  bool linear = false;           // every wire used exactly once
+  bool matchesLinearized = false; // switch arms use only their params (and unscoped wires)
+};
+
+struct Module {
+  llvm::BumpPtrAllocator arena;
+  llvm::UniqueStringSaver strings{arena};
+  std::vector<Function> functions;
+  llvm::StringMap<unsigned> constructors; // ADT constructors and their field counts
+  /// Definitions written directly as nets (`hvm name: ...`), with the names
+  /// they refer to; references to them are not to functions.
+  llvm::StringMap<std::vector<llvm::StringRef>> netReferences;
+  std::vector<llvm::StringRef> userNetDefinitions; // those not from the prelude
+  llvm::StringRef entry = "main";
+  Invariants invariants;
+
+  llvm::StringRef save(llvm::StringRef s) { return strings.save(s); }
+  Function *find(llvm::StringRef name);
+  const Function *find(llvm::StringRef name) const;
+};
+
+/// Calls `fn(inst)` for every instruction of `block` and of the blocks nested
+/// in it, parents before children. No recursion on the C++ stack.
+template <typename Fn> void forEachInst(Block &block, Fn fn) {
+  llvm::SmallVector<Block *, 16> work{&block};
+  while (!work.empty()) {
+    Block *b = work.pop_back_val();
+    for (Inst &i : b->insts) {
+      fn(i);
+      for (auto &child : i.blocks)
+        work.push_back(child.get());
+    }
+  }
+}
+template <typename Fn> void forEachBlock(Block &block, Fn fn) {
+  llvm::SmallVector<Block *, 16> work{&block};
+  while (!work.empty()) {
+    Block *b = work.pop_back_val();
+    fn(*b);
+    for (Inst &i : b->insts)
+      for (auto &child : i.blocks)
+        work.push_back(child.get());
+  }
+}
+
+/// Replaces every use of a wire by `subst[wire]` when that is not NoWire,
+/// following chains. Used by passes that make one wire stand for another.
+void substituteUses(Function &fn, const std::vector<WireId> &subst);
+
+/// Text form (`--emit=hir`).
+void printFunction(llvm::raw_ostream &os, const Function &fn);
+void printModule(llvm::raw_ostream &os, const Module &module, bool withBuiltins = false);
+
+/// Checks the module against its invariants: each wire defined exactly once,
+/// every used wire defined, instruction arities, references naming existing
+/// functions, and (as `module.invariants` says) linearity and switch arms that
+/// receive exactly their live inputs as params. Returns the problems found,
+/// one message each; empty when the module is well formed.
+std::vector<std::string> verify(const Module &module);
+
+} // namespace bendc::hir

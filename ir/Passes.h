@@ -1,0 +1,52 @@
+// The HIR passes, in the order the compiler runs them (see lowering/Compile.cpp).
+// Each is one function from a module to the same module transformed; each
+// keeps the module well formed (hir::verify), and tests run the verifier after
+// every one of them.
+#pragma once
+
+#include "ir/Hir.h"
+
+namespace bendc::hir {
+
+/// How switch arms receive the variables they use (Bend's -Olinearize-matches).
+enum class MatchLinearization : uint8_t {
+  Disabled, // arms use outer variables directly; linearizing variables dups them
+  Alt,      // only variables bound by λs and lets right around the switch move in
+  Enabled,  // every variable an arm uses moves in as an argument (Bend's default)
+};
+
+/// Linearize matches: each switch passes the scoped variables its arms use as
+/// arguments, and each arm takes them as params, so no dup is built around a
+/// switch for a variable that only one arm ends up using. Inner switches are
+/// done first; the variables go in the order of their names.
+void linearizeMatches(Module &module, MatchLinearization level);
+
+/// Linearize variables: a wire used n > 1 times gets a chain of n-1 dups next
+/// to its definition, each use its own copy (in the order the uses appear); a
+/// wire never used is erased. Afterwards every wire is used exactly once.
+void linearizeVariables(Module &module);
+
+/// Float combinators: closed subterms that could run eagerly — any but the
+/// simplest λs, applications of definitions, switch arms — become new
+/// definitions `<name>__C<k>`, so they are only built when a reference to them
+/// is reached; closed subterms of a definition larger than 64 nodes float too.
+/// The entry point is left alone. Needs a linear module.
+void floatCombinators(Module &module);
+
+/// Merge definitions: functions whose bodies are the same (up to wire names)
+/// become one; references to the others are redirected to it. The kept one is
+/// the first in the module, unless another of them is the entry point.
+void mergeDefinitions(Module &module);
+
+/// Prune: drop the functions the entry point does not reach. When
+/// `keepBuiltinsOnly` is set, only unreachable builtins are dropped.
+void pruneDefinitions(Module &module, bool keepUserDefinitions);
+
+/// Expand main: references in the entry point's return positions (its result,
+/// the elements of a returned tuple or superposition, the arguments of a
+/// returned constructor application) are replaced by the bodies they name,
+/// once per definition on a path, so the result reads back as a term rather
+/// than a reference.
+void expandMain(Module &module);
+
+} // namespace bendc::hir

@@ -1,0 +1,282 @@
+// Passes over whole definitions: expand main, merge identical definitions,
+// drop unreachable ones.
+#include "ir/Passes.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <functional>
+
+namespace bendc::hir {
+
+namespace {
+
+/// Copies `from`'s body into `block` of `into` at `index`, in place of the
+/// reference there; the copy's result becomes the reference's out wire.
+void inlineAt(Function &into, Block &block, size_t index, const Function &from) {
+  WireId out = block.insts[index].outs[0];
+  llvm::DenseMap<WireId, WireId> map;
+  map[from.body.result] = out;
+  auto wire = [&](WireId w) {
+    auto [it, inserted] = map.try_emplace(w, 0);
+    if (inserted)
+      it->second = into.newWire(from.wireNames[w], from.unscoped[w]);
+    return it->second;
+  };
+  std::function<void(const Block &, Block &)> copyBlock;
+  auto copyInst = [&](const Inst &i) {
+    Inst c(i.kind, i.loc);
+    c.numb = i.numb;
+    c.ref = i.ref;
+    for (WireId w : i.outs)
+      c.outs.push_back(wire(w));
+    for (WireId w : i.ins)
+      c.ins.push_back(wire(w));
+    for (auto &b : i.blocks) {
+      auto nb = std::make_unique<Block>();
+      copyBlock(*b, *nb);
+      c.blocks.push_back(std::move(nb));
+    }
+    return c;
+  };
+  copyBlock = [&](const Block &src, Block &dst) {
+    for (WireId p : src.params)
+      dst.params.push_back(wire(p));
+    for (const Inst &i : src.insts)
+      dst.insts.push_back(copyInst(i));
+    dst.result = wire(src.result);
+  };
+  std::vector<Inst> copied;
+  for (const Inst &i : from.body.insts)
+    copied.push_back(copyInst(i));
+  block.insts.erase(block.insts.begin() + long(index));
+  block.insts.insert(block.insts.begin() + long(index), std::make_move_iterator(copied.begin()),
+                     std::make_move_iterator(copied.end()));
+}
+
+
+class MainExpander {
+public:
+  MainExpander(Module &module, Function &main) : module(module), main(main) {}
+
+  void expandReturn(Block &b, WireId w) {
+    long k = producerIndex(b, w);
+    if (k < 0)
+      return;
+    Inst &i = b.insts[size_t(k)];
+    switch (i.kind) {
+    case InstKind::Ref: {
+      const Function *target = module.find(i.ref);
+      if (!target || llvm::is_contained(seen, i.ref))
+        return;
+      seen.push_back(target->name);
+      inlineAt(main, b, size_t(k), *target);
+      producers.erase(&b); // indices moved
+      expandReturn(b, w);
+      seen.pop_back();
+      return;
+    }
+    case InstKind::Sup:
+    case InstKind::Tup: {
+      WireId first = i.ins[0], second = i.ins[1];
+      expandReturn(b, first);
+      expandReturn(b, second);
+      return;
+    }
+    case InstKind::Lam: {
+      Block &body = *i.blocks[0];
+      expandReturn(body, body.result);
+      return;
+    }
+    case InstKind::App: {
+      // A constructor applied to arguments: expand the arguments that are
+      // not nullary constructors.
+      llvm::SmallVector<WireId, 4> args;
+      Inst *head = &i;
+      while (head->kind == InstKind::App) {
+        args.push_back(head->ins[1]);
+        long h = producerIndex(b, head->ins[0]);
+        if (h < 0)
+          return;
+        head = &b.insts[size_t(h)];
+      }
+      if (head->kind != InstKind::Ref || !module.constructors.count(head->ref))
+        return;
+      for (WireId a : args) {
+        long p = producerIndex(b, a);
+        if (p >= 0 && b.insts[size_t(p)].kind == InstKind::Ref &&
+            module.constructors.count(b.insts[size_t(p)].ref) && isNullary(b.insts[size_t(p)].ref))
+          continue;
+        expandReturn(b, a);
+      }
+      return;
+    }
+    default: return;
+    }
+  }
+
+  /// Undoes floating inside main: references to floated combinators are
+  /// replaced by their bodies, and so are those inside what came in.
+  void expandFloated() {
+    for (bool changed = true; changed;) {
+      changed = false;
+      forEachBlock(main.body, [&](Block &b) {
+        for (size_t k = 0; k < b.insts.size(); ++k) {
+          Inst &i = b.insts[k];
+          if (i.kind != InstKind::Ref || !i.ref.contains("__C"))
+            continue;
+          if (const Function *target = module.find(i.ref)) {
+            inlineAt(main, b, k, *target);
+            producers.erase(&b);
+            changed = true;
+            --k; // look again at what came in
+          }
+        }
+      });
+    }
+  }
+
+private:
+  /// The index in `b` of the instruction defining `w`, or -1.
+  long producerIndex(const Block &b, WireId w) {
+    auto [it, inserted] = producers.try_emplace(&b);
+    if (inserted)
+      for (size_t k = 0; k < b.insts.size(); ++k)
+        for (WireId o : b.insts[k].outs)
+          it->second[o] = long(k);
+    auto found = it->second.find(w);
+    return found == it->second.end() ? -1 : found->second;
+  }
+
+  bool isNullary(llvm::StringRef ctr) const {
+    auto it = module.constructors.find(ctr);
+    return it != module.constructors.end() && it->second == 0;
+  }
+
+  Module &module;
+  Function &main;
+  llvm::SmallVector<llvm::StringRef, 8> seen;
+  llvm::DenseMap<const Block *, llvm::DenseMap<WireId, long>> producers;
+};
+
+/// The function's text with wires numbered by first appearance: equal for
+/// functions that differ only in wire names.
+std::string canonicalText(const Function &fn) {
+  Function copy;
+  copy.name = "_";
+  llvm::DenseMap<WireId, WireId> order;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  std::function<void(const Block &)> block = [&](const Block &b) {
+    auto wire = [&](WireId w) {
+      auto [it, inserted] = order.try_emplace(w, WireId(order.size()));
+      os << (fn.unscoped[w] ? "$" : "%") << it->second << ' ';
+    };
+    os << '(';
+    for (WireId p : b.params)
+      wire(p);
+    for (const Inst &i : b.insts) {
+      os << mnemonic(i.kind) << ' ';
+      for (WireId w : i.outs)
+        wire(w);
+      os << ": ";
+      for (WireId w : i.ins)
+        wire(w);
+      if (i.kind == InstKind::Num || i.kind == InstKind::OprNum)
+        os << '#' << i.numb << ' ';
+      if (i.kind == InstKind::Ref)
+        os << '@' << i.ref << ' ';
+      for (auto &c : i.blocks)
+        block(*c);
+      os << ';';
+    }
+    os << "ret ";
+    wire(b.result);
+    os << ')';
+  };
+  block(fn.body);
+  return os.str();
+}
+
+void redirectRefs(Module &module, const llvm::StringMap<llvm::StringRef> &to) {
+  for (Function &fn : module.functions)
+    forEachInst(fn.body, [&](Inst &i) {
+      if (i.kind != InstKind::Ref)
+        return;
+      if (auto it = to.find(i.ref); it != to.end())
+        i.ref = it->second;
+    });
+}
+
+} // namespace
+
+void expandMain(Module &module) {
+  Function *main = module.find(module.entry);
+  if (!main)
+    return;
+  MainExpander expander(module, *main);
+  expander.expandReturn(main->body, main->body.result);
+  expander.expandFloated();
+}
+
+void mergeDefinitions(Module &module) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    llvm::StringMap<llvm::StringRef> kept; // canonical text -> the function kept
+    llvm::StringMap<llvm::StringRef> to;   // merged name -> kept name
+    for (Function &fn : module.functions) {
+      if (fn.name == module.entry || module.constructors.count(fn.name))
+        continue;
+      auto [it, inserted] = kept.try_emplace(canonicalText(fn), fn.name);
+      if (!inserted)
+        to[fn.name] = it->second;
+    }
+    if (to.empty())
+      break;
+    redirectRefs(module, to);
+    llvm::erase_if(module.functions, [&](const Function &fn) { return to.count(fn.name) != 0; });
+    changed = true;
+  }
+}
+
+void pruneDefinitions(Module &module, bool keepUserDefinitions) {
+  llvm::StringSet<> reached;
+  llvm::SmallVector<llvm::StringRef, 16> work;
+  auto reach = [&](llvm::StringRef name) {
+    if (reached.insert(name).second)
+      work.push_back(name);
+  };
+  reach(module.entry);
+  for (Function &fn : module.functions)
+    if (keepUserDefinitions && !fn.builtin)
+      reach(fn.name);
+  for (llvm::StringRef name : module.userNetDefinitions)
+    if (keepUserDefinitions)
+      reach(name);
+  llvm::StringMap<Function *> byName;
+  for (Function &fn : module.functions)
+    byName[fn.name] = &fn;
+  while (!work.empty()) {
+    llvm::StringRef name = work.pop_back_val();
+    if (auto net = module.netReferences.find(name); net != module.netReferences.end())
+      for (llvm::StringRef r : net->second)
+        reach(r);
+    Function *fn = byName.lookup(name);
+    if (!fn)
+      continue;
+    forEachInst(fn->body, [&](Inst &i) {
+      if (i.kind == InstKind::Ref)
+        reach(i.ref);
+    });
+  }
+  llvm::erase_if(module.functions, [&](const Function &fn) { return !reached.contains(fn.name); });
+  for (auto it = module.netReferences.begin(); it != module.netReferences.end();) {
+    auto next = std::next(it);
+    if (!reached.contains(it->first()))
+      module.netReferences.erase(it);
+    it = next;
+  }
+}
+
+} // namespace bendc::hir

@@ -1,0 +1,510 @@
+// Float combinators. A block's instructions form trees: an instruction's
+// children are the producers of its operands in the same block (a dup or an
+// untup is a binding, not a child: its outputs are variables). A term is such
+// a tree together with the blocks nested in it. Terms are visited children
+// first; a closed one (it uses no wire it does not define and defines none
+// used elsewhere) moves to a new function when it could do work as soon as it
+// is built (it is not "safe") or when its definition is large. Switch arms
+// are terms too: a closed arm moves and is replaced by the new reference,
+// applied to the arm's params.
+#include "ir/Dataflow.h"
+#include "ir/Passes.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <algorithm>
+
+namespace bendc::hir {
+
+namespace {
+
+constexpr unsigned kMaxSize = 64; // Bend's net size bound for floating large terms
+
+using WireSet = llvm::SmallVector<WireId, 4>; // sorted
+
+void normalize(WireSet &s) {
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+}
+
+/// Nodes an instruction becomes, counted as Bend counts a term's size.
+unsigned baseSize(const Inst &i) {
+  switch (i.kind) {
+  case InstKind::Lam:
+  case InstKind::App:
+  case InstKind::Sup:
+  case InstKind::Tup:
+  case InstKind::Dup:
+  case InstKind::Untup:
+  case InstKind::Opr:
+  case InstKind::OprNum: return 1;
+  case InstKind::Swi: return 2;
+  case InstKind::Era:
+  case InstKind::Erase:
+  case InstKind::Num:
+  case InstKind::Ref: return 0;
+  }
+  return 0;
+}
+
+struct TermInfo {
+  WireSet free;    // wires used but not defined inside
+  WireSet escapes; // wires defined inside but used outside
+  unsigned size = 0;
+};
+
+/// What the functions of one module share while floating.
+struct SharedState {
+  llvm::StringMap<bool> combinatorSafe; // the functions made so far
+  llvm::StringSet<> seen;               // references being judged (cycles are unsafe)
+  llvm::StringMap<bool> functionSafe;   // judged once per definition
+};
+
+class Floater {
+public:
+  Floater(Module &module, Function &fn, std::vector<Function> &made, SharedState &shared)
+      : module(module), fn(fn), made(made), shared(shared), graph(fn), live(liveInputs(graph)) {}
+
+  void run() {
+    defSize = 0;
+    forEachInst(fn.body, [&](Inst &i) { defSize += baseSize(i); });
+    indexAll();
+    visitBlockRoots(fn.body);
+  }
+
+  void indexAll() {
+    forEachBlock(fn.body, [&](Block &b) { indexBlock(b); });
+  }
+
+private:
+  struct Site {
+    Block *block;
+    unsigned index;
+  };
+
+  void indexBlock(Block &b) {
+    for (unsigned k = 0; k < b.insts.size(); ++k)
+      for (WireId w : b.insts[k].outs)
+        producer[w] = {&b, k};
+  }
+
+  Inst *childProducer(Block &b, WireId w) {
+    auto it = producer.find(w);
+    if (it == producer.end() || it->second.block != &b)
+      return nullptr;
+    Inst &p = b.insts[it->second.index];
+    if (p.outs.size() != 1)
+      return nullptr; // a dup or untup: its outputs are variables
+    return &p;
+  }
+
+  /// The instructions of `b` that are no other instruction's child.
+  llvm::SmallVector<Inst *, 4> roots(Block &b) {
+    llvm::DenseSet<Inst *> children;
+    for (Inst &i : b.insts)
+      for (WireId w : i.ins)
+        if (Inst *c = childProducer(b, w))
+          children.insert(c);
+    llvm::SmallVector<Inst *, 4> out;
+    for (Inst &i : b.insts)
+      if (!children.contains(&i))
+        out.push_back(&i);
+    return out;
+  }
+
+  /// Visits a block's terms; values bound for later use (Bend's `let`
+  /// values) may float too.
+  void visitBlockRoots(Block &b) {
+    llvm::SmallVector<Inst *, 4> rs = roots(b);
+    for (Inst *r : rs)
+      visit(b, *r);
+    for (Inst *r : rs)
+      if (r->outs.size() == 1 && r->outs[0] != b.result)
+        maybeFloat(b, *r);
+  }
+
+  /// The children Bend floats: an application chain's head and arguments.
+  using Candidates = llvm::SmallVector<std::pair<Block *, Inst *>, 4>;
+  void floatChildren(Block &b, Inst &i, Candidates &out) {
+    if (i.kind == InstKind::App) {
+      if (Inst *f = childProducer(b, i.ins[0])) {
+        if (f->kind == InstKind::App)
+          floatChildren(b, *f, out);
+        else
+          out.push_back({&b, f});
+      }
+      if (Inst *a = childProducer(b, i.ins[1]))
+        out.push_back({&b, a});
+      return;
+    }
+    for (WireId w : i.ins)
+      if (Inst *c = childProducer(b, w))
+        out.push_back({&b, c});
+  }
+
+  /// Computes `i`'s term facts after visiting (and maybe floating) its children.
+  const TermInfo &visit(Block &b, Inst &i) {
+    TermInfo info;
+    info.size = baseSize(i);
+    // Operand subterms; an operand with no producer here is a variable.
+    for (WireId w : i.ins) {
+      info.free.push_back(w); // cancelled below by the child that defines it
+      Inst *c = childProducer(b, w);
+      if (!c)
+        continue;
+      const TermInfo &ci = visit(b, *c);
+      info.free.append(ci.free.begin(), ci.free.end());
+      info.escapes.append(ci.escapes.begin(), ci.escapes.end());
+      info.size += ci.size;
+    }
+    // Nested blocks.
+    for (auto &nested : i.blocks) {
+      visitBlockRoots(*nested);
+      const auto &in = live[graph.index[nested.get()]];
+      info.free.append(in.begin(), in.end());
+      forEachInst(*nested, [&](Inst &k) { info.size += baseSize(k); });
+    }
+    info.escapes.append(i.outs.begin(), i.outs.end());
+    cancel(info);
+
+    // Float the closed children that would run eagerly, or all closed ones
+    // once the definition is large.
+    // A λ's candidates are those of its body's result term (Bend looks
+    // through λs).
+    Candidates candidates;
+    floatChildren(b, i, candidates);
+    if (i.kind == InstKind::Lam) {
+      Block &body = *i.blocks[0];
+      if (Inst *r = childProducer(body, body.result))
+        floatChildren(body, *r, candidates);
+    }
+    for (auto [cb, c] : candidates)
+      info.size -= std::min(info.size, maybeFloat(*cb, *c));
+    if (i.kind == InstKind::Swi)
+      for (auto &arm : i.blocks)
+        maybeFloatArm(*arm);
+    return infos[&i] = std::move(info);
+  }
+
+  /// Floats the term at `c` if it is a combinator that should float; returns
+  /// the size that left.
+  unsigned maybeFloat(Block &b, Inst &c) {
+    const TermInfo &ci = infos[&c];
+    if (!isCombinator(c, ci) || ci.size == 0)
+      return 0;
+    bool safe = termSafe(b, c);
+    if (safe && defSize <= kMaxSize)
+      return 0;
+    unsigned size = ci.size;
+    defSize -= std::min(defSize, size);
+    floatTerm(b, c, safe);
+    return size;
+  }
+
+  static void cancel(TermInfo &info) {
+    normalize(info.free);
+    normalize(info.escapes);
+    WireSet free, escapes;
+    std::set_difference(info.free.begin(), info.free.end(), info.escapes.begin(), info.escapes.end(),
+                        std::back_inserter(free));
+    std::set_difference(info.escapes.begin(), info.escapes.end(), info.free.begin(), info.free.end(),
+                        std::back_inserter(escapes));
+    info.free = std::move(free);
+    info.escapes = std::move(escapes);
+  }
+
+  bool isCombinator(const Inst &i, const TermInfo &info) const {
+    return i.kind != InstKind::Ref && info.free.empty() && info.escapes.size() == 1 &&
+           info.escapes[0] == i.outs[0];
+  }
+
+  /// Bend's rule for what may be built eagerly: numbers, erasers, pairs,
+  /// applications, operators and switches of safe parts; safe λs; references
+  /// to constructors and to safe definitions. A variable is never safe.
+  bool termSafe(Block &b, Inst &i) {
+    if (auto it = safeMemo.find(&i); it != safeMemo.end())
+      return it->second;
+    bool safe = false;
+    bool childrenSafe = llvm::all_of(i.ins, [&](WireId w) {
+      Inst *c = childProducer(b, w);
+      return c && termSafe(b, *c);
+    });
+    switch (i.kind) {
+    case InstKind::Num:
+    case InstKind::Era: safe = true; break;
+    case InstKind::Sup:
+    case InstKind::Tup:
+    case InstKind::App:
+    case InstKind::Opr:
+    case InstKind::OprNum: safe = childrenSafe; break;
+    case InstKind::Swi:
+      safe = childrenSafe && llvm::all_of(i.blocks, [&](auto &arm) { return blockSafe(*arm); });
+      break;
+    case InstKind::Lam: safe = blockSafe(*i.blocks[0]); break;
+    case InstKind::Ref: safe = refSafe(i.ref); break;
+    default: break;
+    }
+    return safeMemo[&i] = safe;
+  }
+
+  /// A block as a λ chain over its params: safe when it returns one of the
+  /// chain's params or a reference, or its body is one safe term.
+  bool blockSafe(Block &b) {
+    llvm::SmallVector<WireId, 4> params(b.params.begin(), b.params.end());
+    Block *body = &b;
+    for (;;) {
+      if (llvm::is_contained(params, body->result))
+        return true;
+      Inst *r = childProducer(*body, body->result);
+      if (!r)
+        return false;
+      if (r->kind == InstKind::Ref)
+        return true;
+      if (r->kind == InstKind::Lam && body->insts.size() == 1) {
+        body = r->blocks[0].get();
+        params.append(body->params.begin(), body->params.end());
+        continue;
+      }
+      if (body->insts.size() != countTerm(*body, *r))
+        return false; // bindings besides the result term
+      return termSafe(*body, *r);
+    }
+  }
+
+  bool refSafe(llvm::StringRef name) {
+    if (module.constructors.count(name))
+      return true;
+    if (auto it = shared.combinatorSafe.find(name); it != shared.combinatorSafe.end())
+      return it->second;
+    if (auto it = shared.functionSafe.find(name); it != shared.functionSafe.end())
+      return it->second;
+    if (!shared.seen.insert(name).second)
+      return false;
+    bool safe = false;
+    if (Function *f = module.find(name)) {
+      if (f == &fn) {
+        Inst *r = childProducer(f->body, f->body.result);
+        safe = r && f->body.insts.size() == countTerm(f->body, *r) && termSafe(f->body, *r);
+      } else {
+        std::vector<Function> none;
+        Floater probe(module, *f, none, shared);
+        probe.indexAll();
+        Inst *r = probe.childProducer(f->body, f->body.result);
+        safe = r && f->body.insts.size() == probe.countTerm(f->body, *r) &&
+               probe.termSafe(f->body, *r);
+      }
+    }
+    shared.seen.erase(name);
+    shared.functionSafe[name] = safe;
+    return safe;
+  }
+
+  unsigned countTerm(Block &b, Inst &root) {
+    unsigned n = 1;
+    for (WireId w : root.ins)
+      if (Inst *c = childProducer(b, w))
+        n += countTerm(b, *c);
+    return n;
+  }
+
+  std::string freshName() {
+    return fn.name.str() + "__C" + std::to_string(nameCounter++);
+  }
+
+  /// Moves the term rooted at `root` (in `b`) into a new function; `root`
+  /// becomes a reference to it.
+  void floatTerm(Block &b, Inst &root, bool safe) {
+    llvm::DenseSet<Inst *> members;
+    llvm::SmallVector<Inst *, 8> stack{&root};
+    while (!stack.empty()) {
+      Inst *i = stack.pop_back_val();
+      if (!members.insert(i).second)
+        continue;
+      for (WireId w : i->ins) {
+        auto it = producer.find(w);
+        if (it != producer.end() && it->second.block == &b)
+          stack.push_back(&b.insts[it->second.index]);
+      }
+    }
+    Function g = newFunction();
+    WireMap map(fn, g);
+    WireId out = root.outs[0];
+    for (Inst &i : b.insts)
+      if (members.contains(&i) && &i != &root)
+        g.body.insts.push_back(map.moveInst(std::move(i)));
+    g.body.insts.push_back(map.moveInst(std::move(root)));
+    g.body.result = map(out);
+    // Tombstones: dead instructions keep no outs and are dropped at the end.
+    for (Inst &i : b.insts)
+      if (members.contains(&i) && &i != &root) {
+        i.outs.clear();
+        i.ins.clear();
+        i.kind = InstKind::Era;
+        dead.insert(&i);
+      }
+    Inst ref(InstKind::Ref, g.loc);
+    ref.ref = module.save(g.name);
+    ref.outs = {out};
+    root = std::move(ref);
+    infos[&root] = TermInfo{{}, {out}, 0};
+    safeMemo[&root] = safe;
+    shared.combinatorSafe[g.name] = safe;
+    made.push_back(std::move(g));
+    dropTombstones(made.back().body);
+  }
+
+  void maybeFloatArm(Block &arm) {
+    if (!live[graph.index[&arm]].empty())
+      return; // not closed
+    unsigned size = 0;
+    forEachInst(arm, [&](Inst &k) { size += baseSize(k); });
+    size += unsigned(arm.params.size()); // the λs the params become
+    if (size == 0)
+      return;
+    bool safe = blockSafe(arm);
+    if (safe && defSize <= kMaxSize)
+      return;
+    defSize -= std::min(defSize, size);
+    Function g = newFunction();
+    WireMap map(fn, g);
+    // The arm as a λ chain over its params.
+    std::unique_ptr<Block> inner = map.moveBlock(std::move(arm));
+    llvm::SmallVector<WireId, 4> params(inner->params.begin(), inner->params.end());
+    inner->params.clear();
+    std::unique_ptr<Block> body = std::move(inner);
+    for (auto it = params.rbegin(); it != params.rend(); ++it) {
+      body->params = {*it};
+      Inst lam(InstKind::Lam, g.loc);
+      lam.blocks.push_back(std::move(body));
+      WireId f = g.newWire("f");
+      lam.outs = {f};
+      body = std::make_unique<Block>();
+      body->insts.push_back(std::move(lam));
+      body->result = f;
+    }
+    g.body.insts = std::move(body->insts);
+    g.body.result = body->result;
+    // The arm applies the reference to fresh params of its own.
+    Block replaced;
+    Inst ref(InstKind::Ref, g.loc);
+    ref.ref = module.save(g.name);
+    WireId acc = fn.newWire("r");
+    ref.outs = {acc};
+    replaced.insts.push_back(std::move(ref));
+    for (size_t k = 0; k < params.size(); ++k) {
+      WireId p = fn.newWire(g.wireNames[params[k]]);
+      replaced.params.push_back(p);
+      Inst app(InstKind::App, g.loc);
+      app.ins = {acc, p};
+      acc = fn.newWire("a");
+      app.outs = {acc};
+      replaced.insts.push_back(std::move(app));
+    }
+    replaced.result = acc;
+    arm = std::move(replaced);
+    shared.combinatorSafe[g.name] = safe;
+    made.push_back(std::move(g));
+    dropTombstones(made.back().body);
+  }
+
+  Function newFunction() {
+    Function g;
+    g.name = module.save(freshName());
+    g.loc = fn.loc;
+    g.builtin = fn.builtin;
+    g.generated = true;
+    return g;
+  }
+
+  /// Renumbers the wires of what moves from `from` into `to`.
+  struct WireMap {
+    Function &from, &to;
+    llvm::DenseMap<WireId, WireId> map;
+    WireMap(Function &f, Function &t) : from(f), to(t) {}
+    WireId operator()(WireId w) {
+      if (w == NoWire)
+        return w;
+      auto [it, inserted] = map.try_emplace(w, 0);
+      if (inserted)
+        it->second = to.newWire(from.wireNames[w], from.unscoped[w]);
+      return it->second;
+    }
+    Inst moveInst(Inst &&i) {
+      Inst moved = std::move(i);
+      for (WireId &w : moved.outs)
+        w = (*this)(w);
+      for (WireId &w : moved.ins)
+        w = (*this)(w);
+      for (auto &blk : moved.blocks)
+        renumber(*blk);
+      return moved;
+    }
+    std::unique_ptr<Block> moveBlock(Block &&b) {
+      auto blk = std::make_unique<Block>(std::move(b));
+      renumber(*blk);
+      return blk;
+    }
+    void renumber(Block &b) {
+      forEachBlock(b, [&](Block &k) {
+        for (WireId &w : k.params)
+          w = (*this)(w);
+        k.result = (*this)(k.result);
+        for (Inst &i : k.insts) {
+          for (WireId &w : i.outs)
+            w = (*this)(w);
+          for (WireId &w : i.ins)
+            w = (*this)(w);
+        }
+      });
+    }
+  };
+
+public:
+  void dropDead() { dropTombstones(fn.body); }
+
+  /// Removes what floating left behind: instructions whose contents moved.
+  static void dropTombstones(Block &block) {
+    forEachBlock(block, [&](Block &b) {
+      llvm::erase_if(b.insts, [&](Inst &i) { return i.kind == InstKind::Era && i.outs.empty(); });
+    });
+  }
+
+private:
+  Module &module;
+  Function &fn;
+  std::vector<Function> &made;
+  SharedState &shared;
+  BlockGraph graph;
+  std::vector<Liveness::Value> live;
+  llvm::DenseMap<WireId, Site> producer;
+  llvm::DenseMap<Inst *, TermInfo> infos;
+  llvm::DenseMap<Inst *, bool> safeMemo;
+  llvm::DenseSet<Inst *> dead;
+  unsigned defSize = 0;
+  unsigned nameCounter = 0;
+};
+
+} // namespace
+
+void floatCombinators(Module &module) {
+  std::vector<Function> made;
+  SharedState shared;
+  size_t count = module.functions.size();
+  for (size_t k = 0; k < count; ++k) {
+    Function &fn = module.functions[k];
+    if (fn.name == module.entry)
+      continue;
+    std::vector<Function> mine;
+    Floater f(module, fn, mine, shared);
+    f.run();
+    f.dropDead();
+    for (Function &g : mine)
+      made.push_back(std::move(g));
+  }
+  for (Function &g : made)
+    module.functions.push_back(std::move(g));
+}
+
+} // namespace bendc::hir

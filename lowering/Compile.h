@@ -1,0 +1,47 @@
+// The middle end's one entry: Core in, HIR and net books out.
+//
+//   Core ─to HIR─► HIR ─linearize matches, linearize variables, float
+//   combinators, prune, merge, expand main─► HIR ─lower, eta─► net book
+//   ─polarize─► runtime book
+//
+// Sharing recovery (prune, float and bind on Core) will sit before `to HIR`.
+#pragma once
+
+#include "frontend/Diagnostic.h"
+#include "ir/Core.h"
+#include "ir/Hir.h"
+#include "ir/Net.h"
+#include "ir/Passes.h"
+#include "runtime/common/Book.h"
+
+#include <memory>
+#include <optional>
+
+namespace bendc::lowering {
+
+/// Bend's -O switches, with Bend's defaults.
+struct CompileOptions {
+  hir::MatchLinearization linearizeMatches = hir::MatchLinearization::Enabled;
+  bool floatCombinators = true;
+  bool merge = false;
+  bool prune = false; // drop every definition main does not reach (builtins always are)
+  bool eta = true;
+  /// Run the HIR verifier after every pass; a failure is an internal error.
+  bool verifyEachPass = false;
+};
+
+struct CompileResult {
+  std::unique_ptr<hir::Module> hir;
+  net::Book net;
+  std::optional<rt::Book> book; // null when there were errors
+  /// Verifier failures: a pass broke the HIR (a bug in bendc, not in the
+  /// program). Each names the pass.
+  std::vector<std::string> internalErrors;
+};
+
+/// Compiles `program` (whose diagnostics are in `diags`) down to a runtime
+/// book. Runs on a thread with a large stack: deep programs recurse deeply.
+CompileResult compileToBook(const core::Program &program, const CompileOptions &options,
+                            DiagnosticEngine &diags);
+
+} // namespace bendc::lowering

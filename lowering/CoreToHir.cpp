@@ -1,0 +1,314 @@
+#include "lowering/CoreToHir.h"
+#include "runtime/common/Numeric.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Casting.h"
+
+namespace bendc::lowering {
+
+using namespace hir;
+using llvm::cast;
+namespace num = rt::num;
+
+uint32_t numbOf(core::Number n) {
+  switch (n.kind) {
+  case core::NumKind::U24: return num::makeU24(n.bits);
+  case core::NumKind::I24: return (n.bits << 5) | num::TyI24;
+  case core::NumKind::F24: return (n.bits << 5) | num::TyF24;
+  }
+  llvm_unreachable("unknown number kind");
+}
+
+namespace {
+
+uint32_t opTag(core::Op op) {
+  switch (op) {
+  case core::Op::Add: return num::OpAdd;
+  case core::Op::Sub: return num::OpSub;
+  case core::Op::Mul: return num::OpMul;
+  case core::Op::Div: return num::OpDiv;
+  case core::Op::Rem: return num::OpRem;
+  case core::Op::Eq: return num::OpEq;
+  case core::Op::Ne: return num::OpNeq;
+  case core::Op::Lt: return num::OpLt;
+  case core::Op::Gt: return num::OpGt;
+  case core::Op::And: return num::OpAnd;
+  case core::Op::Or: return num::OpOr;
+  case core::Op::Xor: return num::OpXor;
+  case core::Op::Shl: return num::OpShl;
+  case core::Op::Shr: return num::OpShr;
+  // HVM2 has no `<=`, `>=` or `**`: a comparison the other way tested for
+  // zero, and xor, which HVM2 defines as the power on floats.
+  case core::Op::Le: return num::OpGt;
+  case core::Op::Ge: return num::OpLt;
+  case core::Op::Pow: return num::OpXor;
+  }
+  llvm_unreachable("unknown operator");
+}
+
+/// The operator that takes its operands the other way round.
+uint32_t flipped(uint32_t tag) {
+  switch (tag) {
+  case num::OpSub: return num::FpSub;
+  case num::FpSub: return num::OpSub;
+  case num::OpDiv: return num::FpDiv;
+  case num::FpDiv: return num::OpDiv;
+  case num::OpRem: return num::FpRem;
+  case num::FpRem: return num::OpRem;
+  case num::OpLt: return num::OpGt;
+  case num::OpGt: return num::OpLt;
+  case num::OpShl: return num::FpShl;
+  case num::FpShl: return num::OpShl;
+  case num::OpShr: return num::FpShr;
+  case num::FpShr: return num::OpShr;
+  default: return tag;
+  }
+}
+
+class Translator {
+public:
+  Translator(Function &fn, DiagnosticEngine &diags) : fn(fn), diags(diags) {}
+
+  void run(const core::Term *body) {
+    current = &fn.body;
+    fn.body.result = emit(body);
+    std::vector<WireId> subst(fn.wireCount(), NoWire);
+    bool any = false;
+    for (auto &[w, target] : aliases) {
+      subst[w] = target;
+      any = true;
+    }
+    if (any)
+      substituteUses(fn, subst);
+  }
+
+  bool failed = false;
+
+private:
+  WireId def(Inst inst, llvm::StringRef hint) {
+    WireId w = fn.newWire(hint);
+    inst.outs.push_back(w);
+    current->insts.push_back(std::move(inst));
+    return w;
+  }
+
+  WireId unscopedWire(llvm::StringRef name) {
+    auto [it, inserted] = unscoped.try_emplace(name, NoWire);
+    if (inserted)
+      it->second = fn.newWire(name, /*isUnscoped=*/true);
+    return it->second;
+  }
+
+  void bind(llvm::StringRef name, WireId w) {
+    if (!name.empty())
+      scope.push_back({name, w});
+  }
+
+  WireId lookup(const core::VarTerm *v) {
+    for (auto it = scope.rbegin(); it != scope.rend(); ++it)
+      if (it->first == v->name)
+        return it->second;
+    diags.report(DiagKind::UnboundVariable, v->loc, "unbound variable '" + v->name.str() + "'");
+    failed = true;
+    Inst era(InstKind::Era, v->loc);
+    return def(std::move(era), v->name);
+  }
+
+  /// Emits `body` into a new block with `params` bound to `names`.
+  std::unique_ptr<Block> block(llvm::ArrayRef<std::pair<llvm::StringRef, WireId>> params,
+                               const core::Term *body) {
+    auto b = std::make_unique<Block>();
+    Block *saved = current;
+    current = b.get();
+    size_t depth = scope.size();
+    for (auto &[name, w] : params) {
+      b->params.push_back(w);
+      bind(name, w);
+    }
+    b->result = emit(body);
+    scope.resize(depth);
+    current = saved;
+    return b;
+  }
+
+  WireId lamParam(const core::LamTerm *lam) {
+    if (lam->unscoped)
+      return unscopedWire(lam->var);
+    return fn.newWire(lam->var.empty() ? "_" : lam->var);
+  }
+
+  WireId emit(const core::Term *t) {
+    switch (t->kind) {
+    case core::TermKind::Var: return lookup(cast<core::VarTerm>(t));
+    case core::TermKind::Link: return unscopedWire(cast<core::LinkTerm>(t)->name);
+    case core::TermKind::Ref: {
+      Inst i(InstKind::Ref, t->loc);
+      i.ref = cast<core::RefTerm>(t)->name;
+      return def(std::move(i), "r");
+    }
+    case core::TermKind::Era: return def(Inst(InstKind::Era, t->loc), "e");
+    case core::TermKind::Num: {
+      Inst i(InstKind::Num, t->loc);
+      i.numb = numbOf(cast<core::NumTerm>(t)->value);
+      return def(std::move(i), "n");
+    }
+    case core::TermKind::Lam: {
+      auto *lam = cast<core::LamTerm>(t);
+      WireId param = lamParam(lam);
+      Inst i(InstKind::Lam, t->loc);
+      llvm::StringRef name = lam->unscoped ? llvm::StringRef() : lam->var;
+      i.blocks.push_back(block({{name, param}}, lam->body));
+      return def(std::move(i), "f");
+    }
+    case core::TermKind::App: {
+      auto *app = cast<core::AppTerm>(t);
+      WireId f = emit(app->fun);
+      WireId a = emit(app->arg);
+      Inst i(InstKind::App, t->loc);
+      i.ins = {f, a};
+      return def(std::move(i), "a");
+    }
+    case core::TermKind::Let: {
+      auto *let = cast<core::LetTerm>(t);
+      WireId value = emit(let->value);
+      size_t depth = scope.size();
+      if (let->unscoped)
+        aliases.emplace_back(unscopedWire(let->var), value);
+      else
+        bind(let->var, value);
+      WireId result = emit(let->body);
+      scope.resize(depth);
+      return result;
+    }
+    case core::TermKind::LetTup:
+    case core::TermKind::Dup: {
+      auto *let = cast<core::LetPairTerm>(t);
+      WireId value = emit(let->value);
+      Inst i(t->kind == core::TermKind::Dup ? InstKind::Dup : InstKind::Untup, t->loc);
+      i.ins = {value};
+      WireId a = fn.newWire(let->first.empty() ? "_" : let->first);
+      WireId b = fn.newWire(let->second.empty() ? "_" : let->second);
+      i.outs = {a, b};
+      current->insts.push_back(std::move(i));
+      size_t depth = scope.size();
+      bind(let->first, a);
+      bind(let->second, b);
+      WireId result = emit(let->body);
+      scope.resize(depth);
+      return result;
+    }
+    case core::TermKind::Sup:
+    case core::TermKind::Tup: {
+      auto *pair = cast<core::PairTerm>(t);
+      WireId a = emit(pair->first);
+      WireId b = emit(pair->second);
+      Inst i(t->kind == core::TermKind::Sup ? InstKind::Sup : InstKind::Tup, t->loc);
+      i.ins = {a, b};
+      return def(std::move(i), t->kind == core::TermKind::Sup ? "s" : "t");
+    }
+    case core::TermKind::Opr: return emitOpr(cast<core::OprTerm>(t));
+    case core::TermKind::Swi: return emitSwi(cast<core::SwiTerm>(t));
+    }
+    llvm_unreachable("unknown Core term");
+  }
+
+  WireId numWire(uint32_t numb, llvm::SMLoc loc) {
+    Inst i(InstKind::Num, loc);
+    i.numb = numb;
+    return def(std::move(i), "n");
+  }
+
+  WireId oprNum(WireId x, uint32_t numb, llvm::SMLoc loc) {
+    Inst i(InstKind::OprNum, loc);
+    i.ins = {x};
+    i.numb = numb;
+    return def(std::move(i), "o");
+  }
+
+  WireId opr(WireId x, WireId y, llvm::SMLoc loc) {
+    Inst i(InstKind::Opr, loc);
+    i.ins = {x, y};
+    return def(std::move(i), "o");
+  }
+
+  WireId emitOpr(const core::OprTerm *o) {
+    uint32_t tag = opTag(o->op);
+    WireId result;
+    auto *lhsNum = llvm::dyn_cast<core::NumTerm>(o->lhs);
+    auto *rhsNum = llvm::dyn_cast<core::NumTerm>(o->rhs);
+    if (lhsNum) {
+      // [op lhs] meets the node: `[op lhs] ~ $(rhs result)`.
+      WireId n = numWire((numbOf(lhsNum->value) & ~0x1Fu) | tag, o->loc);
+      result = opr(n, emit(o->rhs), o->loc);
+    } else if (rhsNum && o->op != core::Op::Pow) {
+      WireId x = emit(o->lhs);
+      result = oprNum(x, (numbOf(rhsNum->value) & ~0x1Fu) | flipped(tag), o->loc);
+    } else {
+      WireId x = emit(o->lhs);
+      WireId partial = oprNum(x, num::makeSym(tag), o->loc);
+      result = opr(partial, emit(o->rhs), o->loc);
+    }
+    if (o->op == core::Op::Le || o->op == core::Op::Ge)
+      result = opr(numWire(num::OpEq, o->loc), result, o->loc); // [==0]
+    return result;
+  }
+
+  WireId emitSwi(const core::SwiTerm *s) {
+    WireId scrutinee = emit(s->arg);
+    Inst i(InstKind::Swi, s->loc);
+    i.ins = {scrutinee};
+    i.blocks.push_back(block({}, s->zero));
+    auto *succLam = llvm::dyn_cast<core::LamTerm>(s->succ);
+    if (succLam && !succLam->unscoped) {
+      WireId pred = lamParam(succLam);
+      i.blocks.push_back(block({{succLam->var, pred}}, succLam->body));
+    } else {
+      // A successor case that is not a λ receives the predecessor by application.
+      WireId pred = fn.newWire("p");
+      auto b = std::make_unique<Block>();
+      Block *saved = current;
+      current = b.get();
+      b->params.push_back(pred);
+      WireId f = emit(s->succ);
+      Inst app(InstKind::App, s->loc);
+      app.ins = {f, pred};
+      b->result = def(std::move(app), "a");
+      current = saved;
+      i.blocks.push_back(std::move(b));
+    }
+    return def(std::move(i), "w");
+  }
+
+  Function &fn;
+  DiagnosticEngine &diags;
+  Block *current = nullptr;
+  std::vector<std::pair<llvm::StringRef, WireId>> scope;
+  llvm::StringMap<WireId> unscoped;
+  std::vector<std::pair<WireId, WireId>> aliases; // `let $x = v`: $x stands for v
+};
+
+} // namespace
+
+std::unique_ptr<Module> coreToHir(const core::Program &program, DiagnosticEngine &diags) {
+  auto module = std::make_unique<Module>();
+  module->entry = module->save(program.entry);
+  for (const core::AdtInfo &adt : program.adts)
+    for (const core::AdtInfo::Ctr &ctr : adt.ctrs)
+      module->constructors[ctr.name] = unsigned(ctr.fields.size());
+  bool failed = false;
+  module->functions.reserve(program.defs.size());
+  for (const core::Definition &d : program.defs) {
+    Function &fn = module->functions.emplace_back();
+    fn.name = module->save(d.name);
+    fn.loc = d.loc;
+    fn.builtin = d.builtin;
+    Translator t(fn, diags);
+    t.run(d.body);
+    failed |= t.failed;
+  }
+  if (failed)
+    return nullptr;
+  return module;
+}
+
+} // namespace bendc::lowering

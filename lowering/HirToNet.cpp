@@ -1,0 +1,326 @@
+#include "lowering/HirToNet.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <string>
+
+namespace bendc::lowering {
+
+using namespace hir;
+using net::TreeKind;
+
+namespace {
+
+/// A port of a node: node * 3 + port (0 principal, 1 and 2 auxiliary).
+using End = uint32_t;
+constexpr End NoEnd = ~0u;
+constexpr End RootEnd = 0; // node 0 is the definition's root (only port 0)
+
+struct Node {
+  TreeKind kind;
+  uint32_t value = 0; // Num: the Numb; Ref: the name's index
+  net::ConRole role = net::ConRole::Unknown;
+  bool alive = true;
+};
+
+bool binary(TreeKind k) {
+  return k == TreeKind::Con || k == TreeKind::Dup || k == TreeKind::Opr || k == TreeKind::Swi;
+}
+
+/// One definition's net as nodes and the wires between their ports.
+class NetGraph {
+public:
+  NetGraph() { nodes.push_back({TreeKind::Var}); peers.resize(3, NoEnd); }
+
+  uint32_t node(TreeKind kind, uint32_t value = 0, net::ConRole role = net::ConRole::Unknown) {
+    nodes.push_back({kind, value, role});
+    peers.resize(nodes.size() * 3, NoEnd);
+    return uint32_t(nodes.size() - 1);
+  }
+  static End end(uint32_t node, unsigned port) { return node * 3 + port; }
+  void connect(End a, End b) {
+    peers[a] = b;
+    peers[b] = a;
+  }
+  End peer(End e) const { return peers[e]; }
+
+  /// Bend's eta reduction, repeated until nothing changes.
+  void etaReduce() {
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (uint32_t n = 1; n < nodes.size(); ++n) {
+        if (!nodes[n].alive || (nodes[n].kind != TreeKind::Con && nodes[n].kind != TreeKind::Dup))
+          continue;
+        End a = peer(end(n, 1)), b = peer(end(n, 2));
+        if (a == NoEnd || b == NoEnd)
+          continue;
+        uint32_t m = a / 3;
+        // (x y) ... (x y): the two nodes cancel out.
+        if (m != n && m == b / 3 && a % 3 == 1 && b % 3 == 2 && nodes[m].alive &&
+            nodes[m].kind == nodes[n].kind) {
+          End pn = peer(end(n, 0)), pm = peer(end(m, 0));
+          nodes[n].alive = nodes[m].alive = false;
+          if (pn == end(m, 0)) // the pair annihilated itself: nothing is left
+            continue;
+          connect(pn, pm);
+          changed = true;
+          continue;
+        }
+        // (* *) is *.
+        auto erased = [&](End e) { return e % 3 == 0 && nodes[e / 3].kind == TreeKind::Era; };
+        if (erased(a) && erased(b) && a / 3 != 0 && b / 3 != 0) {
+          nodes[a / 3].alive = nodes[b / 3].alive = false;
+          nodes[n].kind = TreeKind::Era;
+          changed = true;
+        }
+      }
+    }
+  }
+
+  /// Nests the nodes into trees and writes the definition into `book`.
+  /// False when some node is in no tree (a cycle through principal ports).
+  bool build(net::Book &book, net::Def &def) {
+    std::vector<bool> placed(nodes.size(), false);
+    unsigned varCount = 0;
+    std::vector<uint32_t> varNames(peers.size(), ~0u);
+    auto varName = [&](End e) {
+      End other = peer(e);
+      uint32_t &slot = varNames[std::min(e, other)];
+      if (slot == ~0u)
+        slot = book.intern(freshName(varCount++));
+      return slot;
+    };
+    // Builds the tree seen from `e` (an auxiliary port or the root): the
+    // node whose principal port is at the other end, or a variable.
+    struct Frame {
+      End from;
+      net::TreeId *dest;
+    };
+    auto treeAt = [&](End from) -> net::TreeId {
+      net::TreeId result;
+      llvm::SmallVector<Frame, 32> work{{from, &result}};
+      std::vector<std::pair<net::TreeId, std::pair<End, End>>> pending;
+      while (!work.empty()) {
+        Frame f = work.pop_back_val();
+        End other = peer(f.from);
+        if (other == NoEnd) {
+          *f.dest = book.add({TreeKind::Era});
+          continue;
+        }
+        if (other % 3 != 0 || other / 3 == 0) {
+          *f.dest = book.add({TreeKind::Var, varName(f.from)});
+          continue;
+        }
+        uint32_t n = other / 3;
+        placed[n] = true;
+        const Node &node = nodes[n];
+        net::Tree tree{node.kind, node.value};
+        tree.role = node.role;
+        net::TreeId id = book.add(tree);
+        *f.dest = id;
+        if (binary(node.kind)) {
+          // Children are written once both are built; ids are stable indices.
+          work.push_back({end(n, 2), &childSlots.emplace_back(std::make_unique<ChildPair>(id))->snd});
+          work.push_back({end(n, 1), &childSlots.back()->fst});
+        }
+      }
+      return result;
+    };
+    childSlots.clear();
+    def.root = treeAt(RootEnd);
+    for (uint32_t n = 1; n < nodes.size(); ++n) {
+      if (!nodes[n].alive || placed[n])
+        continue;
+      End other = peer(end(n, 0));
+      if (other == NoEnd || other % 3 != 0 || other / 3 == 0)
+        continue;
+      uint32_t m = other / 3;
+      if (placed[m])
+        continue;
+      // Two principal ports: a redex, each side a tree (the tree at the
+      // other end of a port).
+      net::Redex r;
+      r.lhs = treeAt(end(m, 0));
+      r.rhs = treeAt(end(n, 0));
+      def.redexes.push_back(r);
+    }
+    for (auto &slot : childSlots) {
+      book[slot->parent].fst = slot->fst;
+      book[slot->parent].snd = slot->snd;
+    }
+    for (uint32_t n = 1; n < nodes.size(); ++n)
+      if (nodes[n].alive && !placed[n])
+        return false;
+    return true;
+  }
+
+private:
+  struct ChildPair {
+    explicit ChildPair(net::TreeId p) : parent(p) {}
+    net::TreeId parent, fst, snd;
+  };
+
+  static std::string freshName(unsigned k) {
+    std::string s;
+    do {
+      s.insert(s.begin(), char('a' + k % 26));
+      k /= 26;
+    } while (k-- > 0);
+    return s;
+  }
+
+  std::vector<Node> nodes;
+  std::vector<End> peers;
+  std::vector<std::unique_ptr<ChildPair>> childSlots;
+};
+
+/// Lowers one function into a NetGraph.
+class Lowerer {
+public:
+  Lowerer(const Function &fn, net::Book &book)
+      : fn(fn), book(book), defEnd(fn.wireCount(), NoEnd), useEnd(fn.wireCount(), NoEnd) {}
+
+  NetGraph &lower() {
+    useEnd[fn.body.result] = RootEnd;
+    block(fn.body);
+    for (WireId w = 0; w < fn.wireCount(); ++w)
+      if (defEnd[w] != NoEnd && useEnd[w] != NoEnd)
+        g.connect(defEnd[w], useEnd[w]);
+    return g;
+  }
+
+private:
+  void block(const Block &b) {
+    for (const Inst &i : b.insts)
+      inst(i);
+  }
+
+  void inst(const Inst &i) {
+    using net::ConRole;
+    auto bin = [&](TreeKind k, ConRole role = ConRole::Unknown) { return g.node(k, 0, role); };
+    auto E = [](uint32_t n, unsigned p) { return NetGraph::end(n, p); };
+    switch (i.kind) {
+    case InstKind::Lam: {
+      uint32_t n = bin(TreeKind::Con, ConRole::Function);
+      defEnd[i.outs[0]] = E(n, 0);
+      const Block &body = *i.blocks[0];
+      defEnd[body.params[0]] = E(n, 1);
+      useEnd[body.result] = E(n, 2);
+      block(body);
+      return;
+    }
+    case InstKind::App:
+    case InstKind::Opr: {
+      uint32_t n = i.kind == InstKind::App ? bin(TreeKind::Con, ConRole::Function) : bin(TreeKind::Opr);
+      useEnd[i.ins[0]] = E(n, 0);
+      useEnd[i.ins[1]] = E(n, 1);
+      defEnd[i.outs[0]] = E(n, 2);
+      return;
+    }
+    case InstKind::OprNum: {
+      uint32_t n = bin(TreeKind::Opr);
+      uint32_t k = g.node(TreeKind::Num, i.numb);
+      useEnd[i.ins[0]] = E(n, 0);
+      g.connect(E(n, 1), E(k, 0));
+      defEnd[i.outs[0]] = E(n, 2);
+      return;
+    }
+    case InstKind::Sup:
+    case InstKind::Tup: {
+      uint32_t n = i.kind == InstKind::Sup ? bin(TreeKind::Dup) : bin(TreeKind::Con, ConRole::Pair);
+      defEnd[i.outs[0]] = E(n, 0);
+      useEnd[i.ins[0]] = E(n, 1);
+      useEnd[i.ins[1]] = E(n, 2);
+      return;
+    }
+    case InstKind::Dup:
+    case InstKind::Untup: {
+      uint32_t n = i.kind == InstKind::Dup ? bin(TreeKind::Dup) : bin(TreeKind::Con, ConRole::Pair);
+      useEnd[i.ins[0]] = E(n, 0);
+      defEnd[i.outs[0]] = E(n, 1);
+      defEnd[i.outs[1]] = E(n, 2);
+      return;
+    }
+    case InstKind::Era: defEnd[i.outs[0]] = E(g.node(TreeKind::Era), 0); return;
+    case InstKind::Erase: useEnd[i.ins[0]] = E(g.node(TreeKind::Era), 0); return;
+    case InstKind::Num: defEnd[i.outs[0]] = E(g.node(TreeKind::Num, i.numb), 0); return;
+    case InstKind::Ref: defEnd[i.outs[0]] = E(g.node(TreeKind::Ref, book.intern(i.ref)), 0); return;
+    case InstKind::Swi: {
+      uint32_t swi = bin(TreeKind::Swi);
+      uint32_t cases = bin(TreeKind::Con, ConRole::Pair);
+      useEnd[i.ins[0]] = E(swi, 0);
+      g.connect(E(swi, 1), E(cases, 0));
+      armInto(*i.blocks[0], E(cases, 1));
+      armInto(*i.blocks[1], E(cases, 2));
+      End acc = E(swi, 2);
+      for (size_t k = 1; k < i.ins.size(); ++k) {
+        uint32_t app = bin(TreeKind::Con, ConRole::Function);
+        g.connect(acc, E(app, 0));
+        useEnd[i.ins[k]] = E(app, 1);
+        acc = E(app, 2);
+      }
+      defEnd[i.outs[0]] = acc;
+      return;
+    }
+    }
+  }
+
+  /// Puts an arm's value at `port`: its block's result directly, or a λ
+  /// chain over its params.
+  void armInto(const Block &arm, End port) {
+    End at = port;
+    for (WireId p : arm.params) {
+      uint32_t lam = g.node(TreeKind::Con, 0, net::ConRole::Function);
+      g.connect(at, NetGraph::end(lam, 0));
+      defEnd[p] = NetGraph::end(lam, 1);
+      at = NetGraph::end(lam, 2);
+    }
+    useEnd[arm.result] = at;
+    block(arm);
+  }
+
+  const Function &fn;
+  net::Book &book;
+  NetGraph g;
+  std::vector<End> defEnd, useEnd;
+};
+
+} // namespace
+
+net::TreeId copyTree(const net::Book &from, net::TreeId id, net::Book &to) {
+  const net::Tree &t = from[id];
+  net::Tree copy = t;
+  if (t.kind == TreeKind::Var || t.kind == TreeKind::Ref)
+    copy.value = to.intern(from.names[t.value]);
+  if (binary(t.kind)) {
+    copy.fst = copyTree(from, t.fst, to);
+    copy.snd = copyTree(from, t.snd, to);
+  }
+  return to.add(copy);
+}
+
+bool lowerToNet(const Module &module, const NetOptions &options, net::Book &book,
+                DiagnosticEngine &diags) {
+  bool ok = true;
+  for (const Function &fn : module.functions) {
+    Lowerer lowerer(fn, book);
+    NetGraph &g = lowerer.lower();
+    if (options.eta)
+      g.etaReduce();
+    net::Def def;
+    // HVM2 books start at @main, whatever the program calls its entry point.
+    def.name = book.intern(fn.name == module.entry ? llvm::StringRef("main") : fn.name);
+    def.loc = fn.loc;
+    if (!g.build(book, def)) {
+      diags.report(DiagKind::ViciousCycle, fn.loc,
+                   "the net of '" + fn.name.str() +
+                       "' has a cycle through principal ports that nothing can reduce");
+      ok = false;
+    }
+    book.defs.push_back(std::move(def));
+  }
+  return ok;
+}
+
+} // namespace bendc::lowering

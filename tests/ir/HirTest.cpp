@@ -1,0 +1,325 @@
+// The HIR, its verifier, the dataflow solver and each pass, on small programs
+// run through the frontend. The verifier runs after every pass.
+#include "../frontend/FrontendTestUtil.h"
+#include "frontend/hvm/HvmPrinter.h"
+#include "frontend/hvm/HvmReader.h"
+#include "ir/Dataflow.h"
+#include "ir/Passes.h"
+#include "lowering/Compile.h"
+#include "lowering/CoreToHir.h"
+#include "lowering/HirToNet.h"
+
+#include <doctest/doctest.h>
+
+using namespace bendc;
+using namespace bendc::hir;
+
+namespace {
+
+struct Compiled {
+  std::unique_ptr<test::FrontendRun> front;
+  std::unique_ptr<Module> hir;
+};
+
+frontend::FrontendOptions noPrelude() {
+  frontend::FrontendOptions o;
+  o.prelude = false;
+  o.typeCheck = false;
+  return o;
+}
+
+Compiled toHir(llvm::StringRef source) {
+  Compiled c;
+  c.front = test::runOn(source, noPrelude());
+  REQUIRE_MESSAGE(c.front->result.program, c.front->text());
+  c.hir = lowering::coreToHir(*c.front->result.program, *c.front->diags);
+  REQUIRE(c.hir);
+  return c;
+}
+
+void requireValid(const Module &m) {
+  std::vector<std::string> problems = verify(m);
+  std::string all;
+  for (auto &p : problems)
+    all += p + "\n";
+  REQUIRE_MESSAGE(problems.empty(), all);
+}
+
+/// The passes up to (not including) floating, verified after each.
+void linearize(Module &m, MatchLinearization level = MatchLinearization::Enabled) {
+  requireValid(m);
+  linearizeMatches(m, level);
+  requireValid(m);
+  linearizeVariables(m);
+  requireValid(m);
+}
+
+unsigned countKind(Function &fn, InstKind kind) {
+  unsigned n = 0;
+  forEachInst(fn.body, [&](Inst &i) { n += i.kind == kind; });
+  return n;
+}
+
+Inst *findFirst(Function &fn, InstKind kind) {
+  Inst *found = nullptr;
+  forEachInst(fn.body, [&](Inst &i) {
+    if (!found && i.kind == kind)
+      found = &i;
+  });
+  return found;
+}
+
+std::string hvmOf(Module &m, bool eta = true) {
+  net::Book book;
+  DiagnosticEngine diags(*new llvm::SourceMgr); // leaked: the test process is short-lived
+  lowering::NetOptions options;
+  options.eta = eta;
+  REQUIRE(lowering::lowerToNet(m, options, book, diags));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printHvmBook(os, book);
+  return os.str();
+}
+
+} // namespace
+
+TEST_CASE("core to HIR gives each intermediate value its own wire") {
+  Compiled c = toHir("main = (λx x 1)");
+  requireValid(*c.hir);
+  Function &main = *c.hir->find("main");
+  CHECK(countKind(main, InstKind::Lam) == 1);
+  CHECK(countKind(main, InstKind::App) == 1);
+  CHECK(countKind(main, InstKind::Num) == 1);
+}
+
+TEST_CASE("the verifier reports a wire used twice in a linear module") {
+  Compiled c = toHir("main = λx (x x)");
+  c.hir->invariants.linear = true;
+  std::vector<std::string> problems = verify(*c.hir);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].find("used 2 times") != std::string::npos);
+}
+
+TEST_CASE("the verifier reports a wire nobody defines") {
+  Compiled c = toHir("main = λx x");
+  Function &main = *c.hir->find("main");
+  main.body.result = main.newWire("stray");
+  std::vector<std::string> problems = verify(*c.hir);
+  CHECK(!problems.empty());
+}
+
+TEST_CASE("the verifier reports a switch arm that uses an outer variable once matches are linear") {
+  Compiled c = toHir("main = λn λy switch n { 0: y; _: λp p }");
+  c.hir->invariants.matchesLinearized = true;
+  std::vector<std::string> problems = verify(*c.hir);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].find("from outside") != std::string::npos);
+}
+
+TEST_CASE("liveness gives an arm the outer variables it uses") {
+  Compiled c = toHir("main = λn λy λz switch n { 0: y; _: λp (p z) }");
+  Function &main = *c.hir->find("main");
+  BlockGraph graph(main);
+  std::vector<Liveness::Value> live = liveInputs(graph);
+  Inst *swi = findFirst(main, InstKind::Swi);
+  REQUIRE(swi);
+  auto &zero = live[graph.index[swi->blocks[0].get()]];
+  auto &succ = live[graph.index[swi->blocks[1].get()]];
+  REQUIRE(zero.size() == 1);
+  CHECK(main.wireNames[zero[0]] == "y");
+  REQUIRE(succ.size() == 1);
+  CHECK(main.wireNames[succ[0]] == "z");
+  CHECK(live[0].empty()); // the whole function is closed
+}
+
+TEST_CASE("use counts count every use, nested blocks included") {
+  Compiled c = toHir("main = λx λf (f x λy (x y))");
+  Function &main = *c.hir->find("main");
+  std::vector<unsigned> uses = useCounts(main);
+  for (WireId w = 0; w < main.wireCount(); ++w)
+    if (main.wireNames[w] == "x")
+      CHECK(uses[w] == 2);
+}
+
+/// Depth of each block: 0 for the body, its parent's depth + 1 below.
+struct Depth {
+  using Value = unsigned;
+  static constexpr Direction direction = Direction::Down;
+  Value initial() const { return 0; }
+  Value transfer(const Block &, llvm::ArrayRef<const Value *> in) const {
+    return in.empty() ? 0 : *in[0] + 1;
+  }
+};
+
+TEST_CASE("a custom analysis flowing down the block tree reaches a fixpoint") {
+  Compiled c = toHir("main = λa λb λc switch a { 0: b; _: λp c }");
+  Function &main = *c.hir->find("main");
+  BlockGraph graph(main);
+  std::vector<unsigned> depth = solve(graph, Depth{});
+  CHECK(depth[0] == 0);
+  for (size_t b = 1; b < depth.size(); ++b)
+    CHECK(depth[b] == depth[unsigned(graph.parent[b])] + 1);
+  CHECK(depth.size() >= 6); // three λ bodies and two arms below the body
+}
+
+TEST_CASE("linearize variables dups a variable used three times with a chain of two dups") {
+  Compiled c = toHir("main = λx (x x x)");
+  linearize(*c.hir);
+  Function &main = *c.hir->find("main");
+  CHECK(countKind(main, InstKind::Dup) == 2);
+  CHECK(countKind(main, InstKind::Erase) == 0);
+}
+
+TEST_CASE("linearize variables erases an unused variable") {
+  Compiled c = toHir("main = λx λy x");
+  linearize(*c.hir);
+  Function &main = *c.hir->find("main");
+  CHECK(countKind(main, InstKind::Erase) == 1);
+  CHECK(hvmOf(*c.hir) == "@main = (a (* a))\n");
+}
+
+TEST_CASE("linearize matches passes the arms' variables as switch arguments") {
+  Compiled c = toHir("main = λn λy switch n { 0: y; _: λp (+ p y) }");
+  linearize(*c.hir);
+  Function &main = *c.hir->find("main");
+  Inst *swi = findFirst(main, InstKind::Swi);
+  REQUIRE(swi);
+  CHECK(swi->ins.size() == 2); // the scrutinee and y
+  CHECK(swi->blocks[0]->params.size() == 1);
+  CHECK(swi->blocks[1]->params.size() == 2); // the predecessor, then y
+  CHECK(countKind(main, InstKind::Dup) == 0); // y is not duplicated around the switch
+  CHECK(c.hir->invariants.matchesLinearized);
+}
+
+TEST_CASE("without linearized matches a variable both arms use is duplicated") {
+  Compiled c = toHir("main = λn λy switch n { 0: y; _: λp (+ p y) }");
+  linearize(*c.hir, MatchLinearization::Disabled);
+  Function &main = *c.hir->find("main");
+  CHECK(findFirst(main, InstKind::Swi)->ins.size() == 1);
+  CHECK(countKind(main, InstKind::Dup) == 1);
+}
+
+TEST_CASE("float combinators lifts a recursive arm into a new definition") {
+  Compiled c = toHir("sum = λn switch n { 0: 0; _: λp (+ p (sum p)) }\nmain = (sum 3)");
+  linearize(*c.hir);
+  floatCombinators(*c.hir);
+  requireValid(*c.hir);
+  Function *lifted = c.hir->find("sum__C0");
+  REQUIRE(lifted);
+  CHECK(lifted->generated);
+  CHECK(c.hir->find("main__C0") == nullptr); // main is left alone
+  CHECK(hvmOf(*c.hir).find("@sum = (?((0 @sum__C0) a) a)") != std::string::npos);
+}
+
+TEST_CASE("float combinators leaves a λ that returns its own variable in place") {
+  Compiled c = toHir("id = λx (λy y x)\nmain = (id 1)");
+  linearize(*c.hir);
+  floatCombinators(*c.hir);
+  requireValid(*c.hir);
+  CHECK(c.hir->find("id__C0") == nullptr);
+}
+
+TEST_CASE("float combinators lifts a closed application out of a λ") {
+  Compiled c = toHir("f = λx (+ x (g 1))\ng = λy (+ y 1)\nmain = (f 2)");
+  linearize(*c.hir);
+  floatCombinators(*c.hir);
+  requireValid(*c.hir);
+  CHECK(c.hir->find("f__C0") != nullptr);
+}
+
+TEST_CASE("expand main inlines the definition main returns") {
+  Compiled c = toHir("f = λx λy x\nmain = f");
+  linearize(*c.hir);
+  expandMain(*c.hir);
+  requireValid(*c.hir);
+  Function &main = *c.hir->find("main");
+  CHECK(countKind(main, InstKind::Ref) == 0);
+  CHECK(countKind(main, InstKind::Lam) == 2);
+}
+
+TEST_CASE("merge keeps one of two identical definitions and redirects references") {
+  Compiled c = toHir("a = λx (x 1)\nb = λy (y 1)\nmain = (a b)");
+  linearize(*c.hir);
+  mergeDefinitions(*c.hir);
+  requireValid(*c.hir);
+  CHECK(c.hir->find("a") != nullptr);
+  CHECK(c.hir->find("b") == nullptr);
+}
+
+TEST_CASE("prune drops what main does not reach") {
+  Compiled c = toHir("used = 1\nunused = 2\nmain = used");
+  linearize(*c.hir);
+  pruneDefinitions(*c.hir, /*keepUserDefinitions=*/false);
+  requireValid(*c.hir);
+  CHECK(c.hir->find("used") != nullptr);
+  CHECK(c.hir->find("unused") == nullptr);
+}
+
+TEST_CASE("lowering: one node per instruction, HVM2's operator shapes") {
+  Compiled c = toHir("main = λx λy (+ (* x 2) (- 1 y))");
+  linearize(*c.hir);
+  std::string text = hvmOf(*c.hir);
+  CHECK(text.find("[*0x0000002]") != std::string::npos); // a literal second operand: a partial
+  CHECK(text.find("[-0x0000001]") != std::string::npos); // a literal first operand
+  CHECK(text.find("[+]") != std::string::npos);   // two variables: the operator symbol first
+}
+
+TEST_CASE("lowering: <= compares the other way and tests for zero") {
+  Compiled c = toHir("main = λx (<= x 3)");
+  linearize(*c.hir);
+  std::string text = hvmOf(*c.hir);
+  // x <= 3 is (x > 3) == 0; `>` with a literal second operand flips to `[<3]`.
+  CHECK(text.find("[<0x0000003]") != std::string::npos);
+  CHECK(text.find("[=0x0000000]") != std::string::npos);
+}
+
+TEST_CASE("eta reduction turns λx (f x) into f") {
+  Compiled c = toHir("g = λz z\nf = λx (g x)\nmain = f");
+  linearize(*c.hir);
+  CHECK(hvmOf(*c.hir).find("@f = @g\n") != std::string::npos);
+  CHECK(hvmOf(*c.hir, /*eta=*/false).find("@f = (a b)\n  & @g ~ (a b)\n") != std::string::npos);
+}
+
+TEST_CASE("a compiled book prints as .hvm text that reads back to the same text") {
+  auto front = test::runOn("type L = (C h t) | N\nlen l = match l { L/C: (+ 1 (len l.t)); L/N: 0 }\n"
+                           "main = (len (L/C 1 (L/C 2 L/N)))",
+                           noPrelude());
+  REQUIRE(front->result.program);
+  lowering::CompileOptions options;
+  options.verifyEachPass = true;
+  lowering::CompileResult r = lowering::compileToBook(*front->result.program, options, *front->diags);
+  REQUIRE(r.internalErrors.empty());
+  REQUIRE(r.book);
+  std::string first;
+  llvm::raw_string_ostream os(first);
+  printHvmBook(os, r.net);
+  llvm::SourceMgr sm;
+  DiagnosticEngine diags(sm);
+  unsigned id = sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(os.str(), "book.hvm"), {});
+  std::optional<net::Book> again = readHvmBook(sm, id, diags);
+  REQUIRE(again);
+  std::string second;
+  llvm::raw_string_ostream os2(second);
+  printHvmBook(os2, *again);
+  CHECK(os.str() == os2.str());
+}
+
+TEST_CASE("a 100 000-element list literal and 10 000 nested λs compile") {
+  std::string list = "main = [";
+  for (int k = 0; k < 100000; ++k)
+    list += (k ? ", " : "") + std::to_string(k);
+  list += "]\n";
+  std::string nested = "main = ";
+  for (int k = 0; k < 10000; ++k)
+    nested += "λx" + std::to_string(k) + " ";
+  nested += "x0\n";
+  for (const std::string &source : {list, nested}) {
+    auto front = test::runOn(source);
+    REQUIRE_MESSAGE(front->result.program, front->text());
+    lowering::CompileOptions options;
+    options.verifyEachPass = true;
+    lowering::CompileResult r = lowering::compileToBook(*front->result.program, options, *front->diags);
+    CHECK(r.internalErrors.empty());
+    CHECK(r.book);
+  }
+}
