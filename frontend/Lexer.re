@@ -277,15 +277,19 @@ P::symbol_type Lexer::number(const char *start, bool isSigned) {
   }
   SourceRange r = range(start, cur);
   if (p < cur && *p == '.') {
-    double frac = 0, scale = 1;
+    // As Bend computes it, in single precision: the fraction's digits as one
+    // integer over radix^digits, added to the whole part.
+    uint64_t fracDigits = 0;
+    int digits = 0;
     for (++p; p < cur; ++p) {
       if (*p == '_')
         continue;
-      scale /= radix;
-      frac += digitValue(*p) * scale;
+      fracDigits = fracDigits * radix + digitValue(*p);
+      ++digits;
     }
-    double v = sign * (double(whole) + frac);
-    auto n = core::Number::f24(float(v));
+    float frac = float(fracDigits) / std::pow(float(radix), float(digits));
+    float v = float(sign) * (float(whole) + frac);
+    auto n = core::Number::f24(v);
     return isSigned ? P::make_SNUMBER(n, r) : P::make_NUMBER(n, r);
   }
   if (isSigned) {

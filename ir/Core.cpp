@@ -10,9 +10,15 @@
 namespace bendc::core {
 
 Number Number::f24(float v) {
+  // Rounded as Bend rounds a literal (HVM2's Rust code: ties to even). The
+  // runtime's operators follow HVM2's C code instead, whose tie rule differs.
   uint32_t bits;
   std::memcpy(&bits, &v, sizeof bits);
-  return {NumKind::F24, bits >> 8};
+  bool nan = v != v;
+  uint32_t shifted = bits >> 8, lost = bits & 0xFF;
+  shifted += uint32_t(!nan) & ((lost - ((lost >> 7) & ~shifted)) >> 7);
+  shifted |= uint32_t(nan);
+  return {NumKind::F24, shifted & 0xFFFFFF};
 }
 
 float Number::asFloat() const {
