@@ -740,8 +740,19 @@ core::Term *Desugarer::askExpr(Pat *pat, Term *value, llvm::function_ref<Term *(
     body = lam(p, bindPattern(pat, var(p, loc), rest), loc);
   }
   Term *cont = endLift(lift, body, range);
+  // `cont` is the lifted definition applied to its captures; `d` receives
+  // them one by one, so the definition is not applied (and not expanded)
+  // until the continuation is undeferred.
+  llvm::SmallVector<Term *, 4> spine;
+  while (auto *a = llvm::dyn_cast<core::AppTerm>(cont)) {
+    spine.push_back(a->arg);
+    cont = a->fun;
+  }
   StringRef d = fresh("defer");
-  Term *nxt = lam(d, app(var(d, loc), cont, loc), loc);
+  Term *call = app(var(d, loc), cont, loc);
+  for (auto it = spine.rbegin(); it != spine.rend(); ++it)
+    call = app(call, *it, loc);
+  Term *nxt = lam(d, call, loc);
   return callGlobal(bind, {value, nxt}, range);
 }
 
