@@ -8,6 +8,8 @@
 #include "frontend/hvm/HvmPrinter.h"
 #include "frontend/hvm/HvmReader.h"
 #include "lowering/Compile.h"
+#include "lowering/NetDot.h"
+#include "lowering/PolarizedPrinter.h"
 #include "lowering/Polarize.h"
 #include "lowering/Readback.h"
 #include "runtime/Runtime.h"
@@ -40,7 +42,8 @@ cl::opt<bool> runFlag("run", cl::desc("Reduce the program and print its result")
 cl::opt<bool> checkFlag("check", cl::desc("Check the program and report diagnostics only"),
                         cl::cat(category));
 cl::opt<std::string> emitStage("emit",
-                               cl::desc("Print an intermediate form: tokens, ast, core, hir, hvm"),
+                               cl::desc("Print an intermediate form: tokens, ast, core, hir, net (polarized), "
+                                        "hvm, dot (Graphviz)"),
                                cl::value_desc("stage"), cl::cat(category));
 cl::opt<unsigned> threadCount("threads", cl::desc("CPU worker threads (default: all hardware threads)"),
                               cl::init(0), cl::cat(category));
@@ -123,12 +126,21 @@ int runHvmInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
     return finishWithDiagnostics(diags);
   renderDiagnostics(diags); // warnings, if any
 
-  if (emitStage == "hvm" || emitStage == "net") {
+  if (emitStage == "hvm") {
     printHvmBook(outs(), *netBook);
     return ExitOk;
   }
+  if (emitStage == "net") {
+    lowering::printPolarizedBook(outs(), *book);
+    return ExitOk;
+  }
+  if (emitStage == "dot") {
+    lowering::printDot(outs(), *netBook);
+    return ExitOk;
+  }
   if (!emitStage.empty()) {
-    errs() << "bendc: error: --emit=" << emitStage << " is not available for .hvm input (use hvm)\n";
+    errs() << "bendc: error: --emit=" << emitStage
+           << " is not available for .hvm input (use hvm, net or dot)\n";
     return ExitUsage;
   }
   if (!outputPath.empty()) {
@@ -164,10 +176,11 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
   if (runFlag && !checkFlag)
     opts.warnings.insert(opts.warnings.begin(), {"all", WarningAction::Allow});
   bool frontendStage = opts.emit != frontend::EmitStage::None;
-  bool backendStage = emitStage == "hir" || emitStage == "hvm";
+  bool backendStage =
+      emitStage == "hir" || emitStage == "net" || emitStage == "hvm" || emitStage == "dot";
   if (!emitStage.empty() && !frontendStage && !backendStage) {
     errs() << "bendc: error: --emit=" << emitStage
-           << " is not a stage (tokens, ast, core, hir, hvm)\n";
+           << " is not a stage (tokens, ast, core, hir, net, hvm, dot)\n";
     return ExitUsage;
   }
   frontend::FrontendResult result = frontend::runFrontendOnBuffer(sources, buffer, opts, diags);
@@ -195,6 +208,19 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
   }
   if (emitStage == "hvm") {
     printHvmBook(outs(), compiled.net);
+    return ExitOk;
+  }
+  if (emitStage == "net") {
+    lowering::printPolarizedBook(outs(), *compiled.book);
+    return ExitOk;
+  }
+  if (emitStage == "dot") {
+    // The program's own definitions; the prelude's would drown them.
+    std::vector<StringRef> mine;
+    for (const hir::Function &fn : compiled.hir->functions)
+      if (!fn.builtin)
+        mine.push_back(fn.name == compiled.hir->entry ? StringRef("main") : fn.name);
+    lowering::printDot(outs(), compiled.net, mine);
     return ExitOk;
   }
   if (!outputPath.empty()) {
