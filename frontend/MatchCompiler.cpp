@@ -39,6 +39,7 @@ struct Bound {
   std::vector<StringRef> parts;
   SourceRange range;
   bool unscoped = false; // `$name = alias`
+  Term *value = nullptr; // or this term (a number case's value, or pred + k)
 };
 
 struct Row {
@@ -210,7 +211,13 @@ Term *MatchCompiler::leaf(Row &row) {
       d.bindAlias(b.name, b.alias, b.range);
       continue;
     }
-    Term *value;
+    Term *value = b.value;
+    if (value) {
+      // Built before the rule's own bindings: resolve its variables first.
+      d.bindVar(b.name, b.range);
+      lets.emplace_back(b.name, value);
+      continue;
+    }
     if (b.ctr) {
       value = d.ref(b.ctr->name, loc);
       for (StringRef part : b.parts)
@@ -348,7 +355,15 @@ Term *MatchCompiler::numColumn(std::vector<StringRef> &args, std::vector<Row> &r
       p->name = {};
     }
   }
-  auto rowsFor = [&](const core::Number *value) {
+  // As Bend compiles number patterns: the numbers in increasing order, a
+  // switch on `arg - n0`, then in its successor case a switch on
+  // `pred - (n1 - n0 - 1)`, and so on; a variable pattern is the case's number
+  // there, and `pred + (last + 1)` in the default case. The argument is used
+  // once, so a function of number patterns holds no dup.
+  std::sort(values.begin(), values.end(),
+            [](core::Number a, core::Number b) { return a.bits < b.bits; });
+  auto u24 = [&](uint32_t v) { return d.prog.make<core::NumTerm>(loc, core::Number::u24(v)); };
+  auto rowsFor = [&](const core::Number *value, Term *varValue) {
     std::vector<Row> sub;
     for (const Row &r : rows) {
       NPat *p = r.pats[0];
@@ -357,14 +372,24 @@ Term *MatchCompiler::numColumn(std::vector<StringRef> &args, std::vector<Row> &r
       Row nr;
       nr.rule = r.rule;
       nr.binds = r.binds;
-      if (p->kind == NPat::Var && !p->name.empty())
-        nr.binds.push_back(Bound{p->name, arg, nullptr, TermKind::Era, {}, p->range});
+      if (p->kind == NPat::Var && !p->name.empty() && p->name != "_") {
+        Bound b{p->name, {}, nullptr, TermKind::Era, {}, p->range};
+        b.value = varValue;
+        nr.binds.push_back(b);
+      }
       nr.pats.assign(r.pats.begin() + 1, r.pats.end());
       sub.push_back(std::move(nr));
     }
     return sub;
   };
-  std::vector<Row> defaults = rowsFor(nullptr);
+  std::vector<StringRef> preds;
+  for (size_t i = 0; i < values.size(); ++i)
+    preds.push_back(d.fresh("pred"));
+  if (values.empty()) // only variables: nothing to test
+    return compile(rest, rowsFor(nullptr, d.var(arg, loc)));
+  uint32_t last = values.back().bits;
+  Term *recovered = d.prog.make<core::OprTerm>(loc, core::Op::Add, d.var(preds.back(), loc), u24(last + 1));
+  std::vector<Row> defaults = rowsFor(nullptr, recovered);
   Term *t;
   if (defaults.empty()) {
     missing("the default case of a number is not covered");
@@ -372,11 +397,14 @@ Term *MatchCompiler::numColumn(std::vector<StringRef> &args, std::vector<Row> &r
   } else {
     t = compile(rest, std::move(defaults));
   }
-  for (auto it = values.rbegin(); it != values.rend(); ++it) {
-    Term *hit = compile(rest, rowsFor(&*it));
-    Term *test = d.prog.make<core::OprTerm>(loc, core::Op::Eq, d.var(arg, loc),
-                                            d.prog.make<core::NumTerm>(loc, *it));
-    t = d.prog.make<core::SwiTerm>(loc, test, t, d.lam("", hit, loc));
+  for (size_t i = values.size(); i-- > 0;) {
+    Term *hit = compile(rest, rowsFor(&values[i], u24(values[i].bits)));
+    StringRef from = i == 0 ? arg : preds[i - 1];
+    uint32_t offset = i == 0 ? values[0].bits : values[i].bits - 1 - values[i - 1].bits;
+    Term *scrutinee = d.var(from, loc);
+    if (offset != 0)
+      scrutinee = d.prog.make<core::OprTerm>(loc, core::Op::Sub, scrutinee, u24(offset));
+    t = d.prog.make<core::SwiTerm>(loc, scrutinee, hit, d.lam(preds[i], t, loc));
   }
   return t;
 }
