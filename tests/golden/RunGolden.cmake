@@ -11,6 +11,8 @@ elseif(ext STREQUAL ".hvm")
 else()
   set(args --check)
 endif()
+# The HIR verifier runs after every pass of every golden compile.
+set(ENV{BENDC_VERIFY_PASSES} 1)
 # Paths in messages are relative to the test's folder, so expectations do not
 # depend on where the checkout lives.
 execute_process(COMMAND ${BENDC} ${args} ${EXTRA_ARGS} ${name}
