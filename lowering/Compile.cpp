@@ -71,6 +71,11 @@ public:
     }
     if (!check("core-to-hir"))
       return;
+    // Unreachable definitions go first: the prelude is large, and what main
+    // never reaches need not be compiled at all.
+    hir::pruneDefinitions(m, /*keepUserDefinitions=*/!options.prune);
+    if (!check("prune"))
+      return;
     hir::linearizeMatches(m, options.linearizeMatches);
     if (!check("linearize-matches"))
       return;
@@ -82,9 +87,6 @@ public:
       if (!check("float-combinators"))
         return;
     }
-    hir::pruneDefinitions(m, /*keepUserDefinitions=*/!options.prune);
-    if (!check("prune"))
-      return;
     if (options.merge) {
       hir::mergeDefinitions(m);
       if (!check("merge"))

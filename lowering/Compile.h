@@ -1,7 +1,7 @@
 // The middle end's one entry: Core in, HIR and net books out.
 //
-//   Core ─to HIR─► HIR ─linearize matches, linearize variables, float
-//   combinators, prune, merge, expand main─► HIR ─lower, eta─► net book
+//   Core ─to HIR─► HIR ─prune, linearize matches, linearize variables,
+//   float combinators, merge, expand main─► HIR ─lower, eta─► net book
 //   ─polarize─► runtime book
 //
 // Sharing recovery (prune, float and bind on Core) will sit before `to HIR`.
