@@ -158,6 +158,10 @@ core::Term *Desugarer::cloneNode(Term *t) {
   case TermKind::App: {
     auto *a = cast<core::AppTerm>(t);
     Term *copy = app(clone(a->fun), clone(a->arg), t->loc);
+    if (auto shape = prog.matches.find(t); shape != prog.matches.end()) {
+      core::MatchShape same = shape->second; // copied first: inserting may move the map
+      prog.matches[copy] = std::move(same);
+    }
     // A copied match is still a match to the type checker.
     auto note = checkedDef ? facts.matches.find(t) : facts.matches.end();
     if (note != facts.matches.end()) {
@@ -912,12 +916,19 @@ core::Term *Desugarer::switchChain(Term *arg, unsigned cases,
 core::Term *Desugarer::encodeMatch(Term *scrutinee, AdtData *adt,
                                    llvm::function_ref<Term *(unsigned)> armOf, SMLoc loc) {
   unsigned n = unsigned(adt->ctrs.size());
-  if (!checkedDef)
-    return encodeMatchTerm(scrutinee, n, armOf, loc);
+  core::MatchShape shape;
+  for (const CtrData *ctr : adt->ctrs)
+    shape.fields.push_back(unsigned(ctr->fields.size()));
+  if (!checkedDef) {
+    Term *encoded = encodeMatchTerm(scrutinee, n, armOf, loc);
+    prog.matches[encoded] = std::move(shape);
+    return encoded;
+  }
   TypingFacts::Match note{scrutinee, adt, std::vector<Term *>(n, nullptr)};
   auto armTerm = [&](unsigned i) { return note.arms[i] = armOf(i); };
   Term *encoded = encodeMatchTerm(scrutinee, n, armTerm, loc);
   facts.matches[encoded] = std::move(note);
+  prog.matches[encoded] = std::move(shape);
   return encoded;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -183,6 +184,14 @@ struct AdtInfo {
 
 enum class AdtEncoding : uint8_t { NumScott, Scott };
 
+/// A constructor match as the encoding wrote it: the application that stands
+/// for the match (NumScott: `(x λtag switch tag {...})`, Scott: `(x arm...)`)
+/// and how many fields each constructor's arm takes, in tag order. The middle
+/// end reads the match back out of its encoding with it.
+struct MatchShape {
+  std::vector<unsigned> fields;
+};
+
 struct Program {
   llvm::BumpPtrAllocator arena;
   llvm::UniqueStringSaver strings{arena};
@@ -191,6 +200,7 @@ struct Program {
   std::vector<AdtInfo> adts;
   AdtEncoding encoding = AdtEncoding::NumScott;
   llvm::StringRef entry = "main";
+  llvm::DenseMap<const Term *, MatchShape> matches;
 
   template <typename T, typename... Args> T *make(Args &&...args) {
     return new (arena.Allocate(sizeof(T), alignof(T))) T(std::forward<Args>(args)...);

@@ -23,7 +23,7 @@ constexpr KindInfo kindInfo[] = {
 llvm::StringRef mnemonic(InstKind kind) { return kindInfo[unsigned(kind)].mnemonic; }
 unsigned outCount(InstKind kind) { return unsigned(kindInfo[unsigned(kind)].outs); }
 int inCount(InstKind kind) { return kindInfo[unsigned(kind)].ins; }
-unsigned blockCount(InstKind kind) { return unsigned(kindInfo[unsigned(kind)].blocks); }
+int blockCount(InstKind kind) { return kindInfo[unsigned(kind)].blocks; }
 
 Function *Module::find(llvm::StringRef name) {
   for (Function &f : functions)
@@ -109,7 +109,10 @@ public:
     static const char *const armNames[] = {"zero", "succ"};
     for (size_t k = 0; k < i.blocks.size(); ++k) {
       indent(depth + 1);
-      os << (i.kind == InstKind::Swi ? armNames[k] : "body");
+      if (i.kind == InstKind::Match)
+        os << "ctr" << k;
+      else
+        os << (i.kind == InstKind::Swi ? armNames[k] : "body");
       params(*i.blocks[k]);
       os << ":\n";
       block(*i.blocks[k], depth + 2);
@@ -184,7 +187,7 @@ std::vector<std::string> verify(const Module &module) {
           problems.push_back(what + " defines " + std::to_string(i.outs.size()) + " wires");
         if (inCount(i.kind) >= 0 ? i.ins.size() != size_t(inCount(i.kind)) : i.ins.empty())
           problems.push_back(what + " uses " + std::to_string(i.ins.size()) + " wires");
-        if (i.blocks.size() != blockCount(i.kind)) {
+        if (blockCount(i.kind) >= 0 ? i.blocks.size() != size_t(blockCount(i.kind)) : i.blocks.empty()) {
           problems.push_back(what + " has " + std::to_string(i.blocks.size()) + " blocks");
           continue;
         }
@@ -196,6 +199,10 @@ std::vector<std::string> verify(const Module &module) {
           problems.push_back("reference to unknown function @" + i.ref.str() + where);
         if (i.kind == InstKind::Lam && i.blocks[0]->params.size() != 1)
           problems.push_back("a λ body takes exactly one param" + where);
+        if (i.kind == InstKind::Match)
+          for (auto &arm : i.blocks)
+            if (arm->params.size() < i.ins.size() - 1)
+              problems.push_back("a match arm takes fewer params than the match passes" + where);
         if (i.kind == InstKind::Swi) {
           size_t args = i.ins.size() - 1;
           const Block &zero = *i.blocks[0], &succ = *i.blocks[1];
@@ -219,7 +226,7 @@ std::vector<std::string> verify(const Module &module) {
       continue;
     // Arms receive exactly their live inputs: nothing scoped comes from outside.
     forEachInst(fn.body, [&](Inst &i) {
-      if (i.kind != InstKind::Swi)
+      if (i.kind != InstKind::Swi && i.kind != InstKind::Match)
         return;
       for (auto &arm : i.blocks) {
         llvm::DenseSet<WireId> inside;

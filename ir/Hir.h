@@ -15,8 +15,12 @@
 // lexically scoped: an unscoped variable (`λ$x`, `$x`) is a wire defined in one
 // place and used anywhere in the function, as in the net it becomes.
 //
-// Lowering turns each instruction into one net node (a switch also builds its
-// pair of cases and one application per argument it passes to its arms).
+// A constructor match (`match`) stays one instruction while variables move
+// into its arms: each arm's params are the constructor's fields, then the
+// variables the match passes. It is then expanded into the λs, switches and
+// applications of the ADT encoding. Lowering turns each instruction into one
+// net node (a switch also builds its pair of cases and one application per
+// argument it passes to its arms).
 #pragma once
 
 #include "llvm/ADT/STLExtras.h"
@@ -43,7 +47,8 @@ using WireId = uint32_t;
 inline constexpr WireId NoWire = ~0u;
 
 // Instruction kinds, listed once: X(Name, mnemonic, outs, fixed ins, blocks).
-// `-1` ins: the switch takes its scrutinee and then any number of arguments.
+// `-1` ins: the switch and the match take their scrutinee and then any number
+// of arguments; `-1` blocks: a match has one arm per constructor.
 #define BENDC_HIR_INSTS(X)                                                     \
   X(Lam, "lam", 1, 0, 1)       /* %f = lam { ^x: ... ret %b }          */     \
   X(App, "app", 1, 2, 0)       /* %r = app %f %a                         */   \
@@ -57,7 +62,8 @@ inline constexpr WireId NoWire = ~0u;
   X(Ref, "ref", 1, 0, 0)       /* %r = ref @name                         */   \
   X(Opr, "opr", 1, 2, 0)       /* %r = opr %x %y     (node $(y r) on x)  */   \
   X(OprNum, "oprnum", 1, 1, 0) /* %r = opr %x [+1]   (node $([+1] r))    */   \
-  X(Swi, "switch", 1, -1, 2)   /* %r = switch %n (%a...) { zero; succ }  */
+  X(Swi, "switch", 1, -1, 2)   /* %r = switch %n (%a...) { zero; succ }  */ \
+  X(Match, "match", 1, -1, -1) /* %r = match %x (%a...) { ctr arms }      */
 
 enum class InstKind : uint8_t {
 #define BENDC_HIR_ENUM(Name, Mnemonic, Outs, Ins, Blocks) Name,
@@ -67,9 +73,11 @@ enum class InstKind : uint8_t {
 
 llvm::StringRef mnemonic(InstKind kind);
 unsigned outCount(InstKind kind);
-/// Fixed operand count; -1 for the switch (scrutinee plus arguments).
+/// Fixed operand count; -1 for the switch and the match (scrutinee plus
+/// arguments).
 int inCount(InstKind kind);
-unsigned blockCount(InstKind kind);
+/// Fixed block count; -1 for the match (one per constructor).
+int blockCount(InstKind kind);
 
 struct Block;
 
@@ -79,7 +87,7 @@ struct Inst {
   llvm::SmallVector<WireId, 2> ins;
   uint32_t numb = 0;     // Num, OprNum: an HVM2 number word
   llvm::StringRef ref;   // Ref: the definition's name
-  llvm::SmallVector<std::unique_ptr<Block>, 2> blocks; // Lam: body; Swi: zero, succ
+  llvm::SmallVector<std::unique_ptr<Block>, 2> blocks; // Lam: body; Swi: zero, succ; Match: arms
   llvm::SMLoc loc;
 
   explicit Inst(InstKind k, llvm::SMLoc l = {}) : kind(k), loc(l) {}
@@ -131,6 +139,7 @@ struct Invariants {
 };
 
 struct Module {
+  bool scott = false; // ADTs are Scott-encoded (else NumScott)
   llvm::BumpPtrAllocator arena;
   llvm::UniqueStringSaver strings{arena};
   std::vector<Function> functions;

@@ -15,11 +15,19 @@ enum class MatchLinearization : uint8_t {
   Enabled,  // every variable an arm uses moves in as an argument (Bend's default)
 };
 
-/// Linearize matches: each switch passes the scoped variables its arms use as
-/// arguments, and each arm takes them as params, so no dup is built around a
-/// switch for a variable that only one arm ends up using. Inner switches are
-/// done first; the variables go in the order of their names.
+/// Linearize matches: each switch (and each constructor match) passes the
+/// scoped variables its arms use as arguments, and each arm takes them as
+/// params (after a match's fields), so no dup is built around a switch for a
+/// variable that only one arm ends up using. Inner switches are done first;
+/// the variables go in the order of their names.
 void linearizeMatches(Module &module, MatchLinearization level);
+
+/// Expand matches: each constructor match becomes the λs, switches and
+/// applications of the module's ADT encoding. NumScott:
+/// `(x λtag switch tag { 0: λfields.. λvars.. arm0; _: λp ... }) vars..`;
+/// Scott: `(x λfields.. λvars.. arm0 ... armN) vars..`. Runs after matches
+/// are linearized and before variables are.
+void expandMatches(Module &module);
 
 /// Linearize variables: a wire used n > 1 times gets a chain of n-1 dups next
 /// to its definition, each use its own copy (in the order the uses appear); a

@@ -79,6 +79,9 @@ public:
     hir::linearizeMatches(m, options.linearizeMatches);
     if (!check("linearize-matches"))
       return;
+    hir::expandMatches(m);
+    if (!check("expand-matches"))
+      return;
     hir::linearizeVariables(m);
     if (!check("linearize-variables"))
       return;

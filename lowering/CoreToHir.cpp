@@ -4,6 +4,8 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Casting.h"
 
+#include <algorithm>
+
 namespace bendc::lowering {
 
 using namespace hir;
@@ -67,7 +69,8 @@ uint32_t flipped(uint32_t tag) {
 
 class Translator {
 public:
-  Translator(Function &fn, DiagnosticEngine &diags) : fn(fn), diags(diags) {}
+  Translator(const core::Program &program, Function &fn, DiagnosticEngine &diags)
+      : program(program), fn(fn), diags(diags) {}
 
   void run(const core::Term *body) {
     current = &fn.body;
@@ -162,6 +165,9 @@ private:
     }
     case core::TermKind::App: {
       auto *app = cast<core::AppTerm>(t);
+      if (auto shape = program.matches.find(t); shape != program.matches.end())
+        if (WireId w = emitMatch(app, shape->second); w != NoWire)
+          return w;
       WireId f = emit(app->fun);
       WireId a = emit(app->arg);
       Inst i(InstKind::App, t->loc);
@@ -210,6 +216,77 @@ private:
     case core::TermKind::Swi: return emitSwi(cast<core::SwiTerm>(t));
     }
     llvm_unreachable("unknown Core term");
+  }
+
+  /// A constructor match, read back out of its encoding: the scrutinee and
+  /// each constructor's arm with its fields as params. NoWire (and nothing
+  /// emitted) when the term does not have the encoding's shape.
+  WireId emitMatch(const core::AppTerm *t, const core::MatchShape &shape) {
+    size_t n = shape.fields.size();
+    const core::Term *scrutinee = nullptr;
+    std::vector<const core::Term *> arms;
+    if (program.encoding == core::AdtEncoding::Scott) {
+      const core::Term *at = t;
+      for (size_t k = 0; k < n; ++k) {
+        auto *a = llvm::dyn_cast<core::AppTerm>(at);
+        if (!a)
+          return NoWire;
+        arms.push_back(a->arg);
+        at = a->fun;
+      }
+      std::reverse(arms.begin(), arms.end());
+      scrutinee = at;
+    } else {
+      auto *lam = llvm::dyn_cast<core::LamTerm>(t->arg);
+      if (!lam || lam->unscoped || n == 0)
+        return NoWire;
+      scrutinee = t->fun;
+      if (n == 1) {
+        if (!lam->var.empty())
+          return NoWire; // the tag of a single constructor is never used
+        arms.push_back(lam->body);
+      } else {
+        // switch tag { 0: arm0; _: λp switch p { 0: arm1; _: ... λ* armN } }
+        llvm::StringRef tag = lam->var;
+        const core::Term *at = lam->body;
+        for (size_t k = 0; k + 1 < n; ++k) {
+          auto *swi = llvm::dyn_cast<core::SwiTerm>(at);
+          auto *on = swi ? llvm::dyn_cast<core::VarTerm>(swi->arg) : nullptr;
+          auto *succ = swi ? llvm::dyn_cast<core::LamTerm>(swi->succ) : nullptr;
+          if (!on || on->name != tag || tag.empty() || !succ || succ->unscoped)
+            return NoWire;
+          arms.push_back(swi->zero);
+          tag = succ->var;
+          at = succ->body;
+          if (k + 2 == n && !succ->var.empty())
+            return NoWire; // the last predecessor is never used
+        }
+        arms.push_back(at);
+      }
+    }
+    // Each arm is a λ over its constructor's fields.
+    std::vector<llvm::SmallVector<const core::LamTerm *, 4>> fieldLams(n);
+    for (size_t k = 0; k < n; ++k) {
+      const core::Term *at = arms[k];
+      for (unsigned f = 0; f < shape.fields[k]; ++f) {
+        auto *lam = llvm::dyn_cast<core::LamTerm>(at);
+        if (!lam || lam->unscoped)
+          return NoWire;
+        fieldLams[k].push_back(lam);
+        at = lam->body;
+      }
+      arms[k] = at;
+    }
+    WireId x = emit(scrutinee);
+    Inst i(InstKind::Match, t->loc);
+    i.ins = {x};
+    for (size_t k = 0; k < n; ++k) {
+      std::vector<std::pair<llvm::StringRef, WireId>> params;
+      for (const core::LamTerm *lam : fieldLams[k])
+        params.push_back({lam->var, fn.newWire(lam->var.empty() ? "_" : lam->var)});
+      i.blocks.push_back(block(params, arms[k]));
+    }
+    return def(std::move(i), "m");
   }
 
   WireId numWire(uint32_t numb, llvm::SMLoc loc) {
@@ -279,6 +356,7 @@ private:
     return def(std::move(i), "w");
   }
 
+  const core::Program &program;
   Function &fn;
   DiagnosticEngine &diags;
   Block *current = nullptr;
@@ -292,6 +370,7 @@ private:
 std::unique_ptr<Module> coreToHir(const core::Program &program, DiagnosticEngine &diags) {
   auto module = std::make_unique<Module>();
   module->entry = module->save(program.entry);
+  module->scott = program.encoding == core::AdtEncoding::Scott;
   for (const core::AdtInfo &adt : program.adts)
     for (const core::AdtInfo::Ctr &ctr : adt.ctrs)
       module->constructors[ctr.name] = unsigned(ctr.fields.size());
@@ -302,7 +381,7 @@ std::unique_ptr<Module> coreToHir(const core::Program &program, DiagnosticEngine
     fn.name = module->save(d.name);
     fn.loc = d.loc;
     fn.builtin = d.builtin;
-    Translator t(fn, diags);
+    Translator t(program, fn, diags);
     t.run(d.body);
     failed |= t.failed;
   }

@@ -246,6 +246,8 @@ private:
     case InstKind::Erase: useEnd[i.ins[0]] = E(g.node(TreeKind::Era), 0); return;
     case InstKind::Num: defEnd[i.outs[0]] = E(g.node(TreeKind::Num, i.numb), 0); return;
     case InstKind::Ref: defEnd[i.outs[0]] = E(g.node(TreeKind::Ref, book.intern(i.ref)), 0); return;
+    case InstKind::Match:
+      llvm_unreachable("matches are expanded before lowering");
     case InstKind::Swi: {
       uint32_t swi = bin(TreeKind::Swi);
       uint32_t cases = bin(TreeKind::Con, ConRole::Pair);

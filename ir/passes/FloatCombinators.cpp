@@ -41,6 +41,7 @@ unsigned baseSize(const Inst &i) {
   case InstKind::Opr:
   case InstKind::OprNum: return 1;
   case InstKind::Swi: return 2;
+  case InstKind::Match: return unsigned(i.blocks.size()); // expanded before floating
   case InstKind::Era:
   case InstKind::Erase:
   case InstKind::Num:

@@ -6,6 +6,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace bendc::hir {
 
@@ -46,7 +47,7 @@ void linearizeMatches(Module &module, MatchLinearization level) {
     std::vector<std::pair<Inst *, unsigned>> switches; // with the index of its block
     for (size_t b = 0; b < graph.blocks.size(); ++b)
       for (Inst &i : graph.blocks[b]->insts)
-        if (i.kind == InstKind::Swi)
+        if (i.kind == InstKind::Swi || i.kind == InstKind::Match)
           switches.emplace_back(&i, unsigned(b));
     for (auto it = switches.rbegin(); it != switches.rend(); ++it) {
       Inst &swi = *it->first;
@@ -80,6 +81,124 @@ void linearizeMatches(Module &module, MatchLinearization level) {
   }
   if (level == MatchLinearization::Enabled)
     module.invariants.matchesLinearized = true;
+}
+
+namespace {
+
+/// Moves `arm` into `out` as the value it stands for: its block when it takes
+/// no params, else a chain of λs, one per param, around it.
+WireId armValue(Function &fn, Block &&arm, std::vector<Inst> &out, llvm::SMLoc loc) {
+  if (arm.params.empty()) {
+    for (Inst &i : arm.insts)
+      out.push_back(std::move(i));
+    return arm.result;
+  }
+  llvm::SmallVector<WireId, 4> params(arm.params.begin(), arm.params.end());
+  auto body = std::make_unique<Block>(std::move(arm));
+  for (size_t k = params.size(); k-- > 0;) {
+    body->params = {params[k]};
+    Inst lam(InstKind::Lam, loc);
+    WireId f = fn.newWire("f");
+    lam.outs = {f};
+    lam.blocks.push_back(std::move(body));
+    body = std::make_unique<Block>();
+    body->insts.push_back(std::move(lam));
+    body->result = f;
+  }
+  for (Inst &i : body->insts)
+    out.push_back(std::move(i));
+  return body->result;
+}
+
+WireId app(Function &fn, std::vector<Inst> &out, WireId f, WireId a, llvm::SMLoc loc) {
+  WireId r = fn.newWire("a");
+  Inst i(InstKind::App, loc);
+  i.ins = {f, a};
+  i.outs = {r};
+  out.push_back(std::move(i));
+  return r;
+}
+
+/// The instructions a match becomes, appended to `out`.
+void expandMatch(Function &fn, bool scott, Inst &&match, std::vector<Inst> &out) {
+  llvm::SMLoc loc = match.loc;
+  WireId result = match.outs[0];
+  llvm::SmallVector<WireId, 4> args(match.ins.begin() + 1, match.ins.end());
+  WireId acc = match.ins[0];
+  size_t n = match.blocks.size();
+  if (scott) {
+    for (auto &arm : match.blocks) {
+      std::vector<Inst> made;
+      WireId v = armValue(fn, std::move(*arm), made, loc);
+      for (Inst &i : made)
+        out.push_back(std::move(i));
+      acc = app(fn, out, acc, v, loc);
+    }
+  } else {
+    // λtag switch tag { 0: arm0; _: λp switch p { 0: arm1; _: λ* armN } }
+    WireId tag = fn.newWire("tag");
+    auto lamBody = std::make_unique<Block>();
+    lamBody->params = {tag};
+    if (n == 1) {
+      lamBody->result = armValue(fn, std::move(*match.blocks[0]), lamBody->insts, loc);
+    } else {
+      // Built from the last switch out: `inner` is the value of the successor case.
+      std::unique_ptr<Block> succ;
+      for (size_t k = n - 1; k-- > 0;) {
+        WireId scrut = k == 0 ? tag : fn.newWire("p");
+        auto zero = std::make_unique<Block>();
+        zero->result = armValue(fn, std::move(*match.blocks[k]), zero->insts, loc);
+        if (!succ) {
+          succ = std::make_unique<Block>();
+          succ->params = {fn.newWire("_")}; // the last predecessor: unused
+          succ->result = armValue(fn, std::move(*match.blocks[n - 1]), succ->insts, loc);
+        }
+        Inst swi(InstKind::Swi, loc);
+        swi.ins = {scrut};
+        WireId w = fn.newWire("w");
+        swi.outs = {w};
+        swi.blocks.push_back(std::move(zero));
+        swi.blocks.push_back(std::move(succ));
+        auto holder = std::make_unique<Block>();
+        holder->params = {scrut};
+        holder->insts.push_back(std::move(swi));
+        holder->result = w;
+        succ = std::move(holder);
+      }
+      // The outermost holder's param is the tag itself.
+      lamBody->insts = std::move(succ->insts);
+      lamBody->result = succ->result;
+    }
+    Inst lam(InstKind::Lam, loc);
+    WireId f = fn.newWire("f");
+    lam.outs = {f};
+    lam.blocks.push_back(std::move(lamBody));
+    out.push_back(std::move(lam));
+    acc = app(fn, out, acc, f, loc);
+  }
+  for (WireId a : args)
+    acc = app(fn, out, acc, a, loc);
+  // The last application defines the match's own result wire.
+  assert(out.back().kind == InstKind::App && out.back().outs[0] == acc);
+  out.back().outs[0] = result;
+}
+
+} // namespace
+
+void expandMatches(Module &module) {
+  for (Function &fn : module.functions)
+    forEachBlock(fn.body, [&](Block &b) {
+      if (llvm::none_of(b.insts, [](const Inst &i) { return i.kind == InstKind::Match; }))
+        return;
+      std::vector<Inst> rebuilt;
+      for (Inst &i : b.insts) {
+        if (i.kind == InstKind::Match)
+          expandMatch(fn, module.scott, std::move(i), rebuilt);
+        else
+          rebuilt.push_back(std::move(i));
+      }
+      b.insts = std::move(rebuilt);
+    });
 }
 
 void linearizeVariables(Module &module) {

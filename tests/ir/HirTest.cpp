@@ -50,6 +50,8 @@ void linearize(Module &m, MatchLinearization level = MatchLinearization::Enabled
   requireValid(m);
   linearizeMatches(m, level);
   requireValid(m);
+  expandMatches(m);
+  requireValid(m);
   linearizeVariables(m);
   requireValid(m);
 }
@@ -322,4 +324,58 @@ TEST_CASE("a 100 000-element list literal and 10 000 nested λs compile") {
     CHECK(r.internalErrors.empty());
     CHECK(r.book);
   }
+}
+
+TEST_CASE("a constructor match is one instruction whose arms take the fields") {
+  Compiled c = toHir("type T = (A x y) | (B z) | C\n"
+                     "f = λt match t { T/A: (+ t.x t.y); T/B: t.z; T/C: 0 }\nmain = (f T/C)");
+  requireValid(*c.hir);
+  Inst *m = findFirst(*c.hir->find("f"), InstKind::Match);
+  REQUIRE(m);
+  REQUIRE(m->blocks.size() == 3);
+  CHECK(m->blocks[0]->params.size() == 2);
+  CHECK(m->blocks[1]->params.size() == 1);
+  CHECK(m->blocks[2]->params.empty());
+}
+
+TEST_CASE("linearize matches gives a match's arms its variables after the fields") {
+  Compiled c = toHir("type T = (A x) | B\nf = λt λv match t { T/A: (+ t.x v); T/B: v }\nmain = (f T/B 1)");
+  linearizeMatches(*c.hir, MatchLinearization::Enabled);
+  requireValid(*c.hir);
+  Function &f = *c.hir->find("f");
+  Inst *m = findFirst(f, InstKind::Match);
+  REQUIRE(m);
+  CHECK(m->ins.size() == 2); // the scrutinee and v
+  REQUIRE(m->blocks[0]->params.size() == 2);
+  CHECK(f.wireNames[m->blocks[0]->params[0]] == "t.x"); // the field first
+  CHECK(f.wireNames[m->blocks[0]->params[1]] == "v");
+  CHECK(m->blocks[1]->params.size() == 1);
+}
+
+TEST_CASE("expand matches builds NumScott's switch chain and applies the match to its variables") {
+  Compiled c = toHir("type T = (A x) | (B y) | C\nf = λt λv match t { T/A: v; T/B: v; T/C: v }\n"
+                     "main = (f T/C 1)");
+  linearize(*c.hir);
+  Function &f = *c.hir->find("f");
+  CHECK(countKind(f, InstKind::Match) == 0);
+  CHECK(countKind(f, InstKind::Swi) == 2);  // three constructors: two switches
+  CHECK(countKind(f, InstKind::App) == 2);  // the scrutinee on λtag, then on v
+  CHECK(countKind(f, InstKind::Dup) == 0);  // v went into the arms, not around them
+}
+
+TEST_CASE("expand matches under Scott applies the scrutinee to one λ per constructor") {
+  auto front = test::runOn("type T = (A x) | B\nf = λt match t { T/A: t.x; T/B: 0 }\nmain = (f T/B)",
+                           [] {
+                             frontend::FrontendOptions o = noPrelude();
+                             o.encoding = core::AdtEncoding::Scott;
+                             return o;
+                           }());
+  REQUIRE(front->result.program);
+  std::unique_ptr<Module> m = lowering::coreToHir(*front->result.program, *front->diags);
+  REQUIRE(m);
+  CHECK(findFirst(*m->find("f"), InstKind::Match) != nullptr);
+  linearize(*m);
+  Function &f = *m->find("f");
+  CHECK(countKind(f, InstKind::Swi) == 0);
+  CHECK(countKind(f, InstKind::App) == 2);
 }
