@@ -12,6 +12,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "ReadBookText.h"
+
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -21,15 +23,7 @@ using namespace bendc;
 
 namespace {
 
-net::Book readBook(llvm::StringRef text) {
-  llvm::SourceMgr sm;
-  DiagnosticEngine diags(sm);
-  unsigned id =
-      sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "book.hvm"), llvm::SMLoc());
-  std::optional<net::Book> book = readHvmBook(sm, id, diags);
-  REQUIRE(book);
-  return std::move(*book);
-}
+net::Book readBook(llvm::StringRef text) { return test::readBookText(text); }
 
 rt::Book polarized(llvm::StringRef text) {
   net::Book book = readBook(text);

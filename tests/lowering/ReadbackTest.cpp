@@ -6,6 +6,8 @@
 
 #include "llvm/Support/MemoryBuffer.h"
 
+#include "ReadBookText.h"
+
 #include <doctest/doctest.h>
 
 #include <string>
@@ -35,16 +37,7 @@ std::string show(const std::string &normalForm,
   return r.text;
 }
 
-/// A compiled book, read from HVM2 text.
-net::Book book(llvm::StringRef text) {
-  llvm::SourceMgr sm;
-  DiagnosticEngine diags(sm);
-  unsigned id =
-      sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "book.hvm"), llvm::SMLoc());
-  std::optional<net::Book> b = readHvmBook(sm, id, diags);
-  REQUIRE(b);
-  return std::move(*b);
-}
+net::Book book(llvm::StringRef text) { return test::readBookText(text); }
 
 /// The HVM2 tree of a NumScott-encoded cons chain: each element is
 /// `λx (x <tag> head tail)`, i.e. `((@<tag> (head (tail x))) x)`.

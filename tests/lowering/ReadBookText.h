@@ -1,0 +1,23 @@
+// Test helper: a net book from HVM2 text; the test fails if it does not read.
+#pragma once
+
+#include "frontend/hvm/HvmReader.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <doctest/doctest.h>
+
+namespace bendc::test {
+
+inline net::Book readBookText(llvm::StringRef text) {
+  llvm::SourceMgr sm;
+  DiagnosticEngine diags(sm);
+  unsigned id =
+      sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "book.hvm"), llvm::SMLoc());
+  std::optional<net::Book> book = readHvmBook(sm, id, diags);
+  REQUIRE(book);
+  return std::move(*book);
+}
+
+} // namespace bendc::test
