@@ -94,7 +94,8 @@ int runBook(const rt::Book &book,
     errs() << "bendc: error: " << r.message << "\n";
     return rt::exitCodeFor(r.status);
   }
-  outs() << "Result: " << show(r.result) << "\n";
+  std::string shown = show(r.result); // may print warnings first
+  outs() << "Result: " << shown << "\n";
   if (*statsFlag)
     printStats(r.stats);
   return ExitOk;
@@ -233,9 +234,14 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
     return ExitOk;
   return runBook(*compiled.book, [&](const std::string &normalForm) {
     lowering::ReadbackResult shown = lowering::readbackBend(normalForm, compiled.net, program);
-    outs().flush();
-    for (const std::string &w : shown.warnings)
-      errs() << w << "\n";
+    if (!shown.warnings.empty()) {
+      // As `bend run` reports them, on stderr before the result.
+      outs().flush();
+      errs() << "Warnings:\nDuring readback:\n";
+      for (const std::string &w : shown.warnings)
+        errs() << "  " << w << "\n";
+      errs() << "\n";
+    }
     return shown.text;
   });
 }
