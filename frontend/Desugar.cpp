@@ -1657,6 +1657,38 @@ void Desugarer::emitDefinition(const DefData &def) {
   prog.defs.push_back(core::Definition{prog.save(def.name), body, at(def.fun->range), def.builtin});
 }
 
+void Desugarer::applyArguments(const DefData &entry, llvm::ArrayRef<Expr *> args) {
+  file = entry.file;
+  // Lifted out of an argument, a definition is named after it; the entry's
+  // own lifts keep their names.
+  liftCount = 0;
+  cloned = 0;
+  scope.clear();
+  unscoped.clear();
+  mapGets.clear();
+  withType = {};
+  // The arguments become part of the entry's body, and are checked with it.
+  checkedDef = entry.fun && entry.fun->checked();
+  clones.clear();
+  std::vector<Term *> terms;
+  for (size_t i = 0; i < args.size(); ++i) {
+    defName = entry.name + "__arg" + std::to_string(i + 1);
+    terms.push_back(expr(args[i]));
+  }
+  // One definition in Bend: an unscoped variable may be bound in one argument
+  // and used in another.
+  checkUnscoped();
+  for (core::Definition &d : prog.defs) {
+    if (d.name != entry.name)
+      continue;
+    for (Term *t : terms)
+      d.body = app(d.body, t, t->loc);
+    facts.appliedEntry = d.name;
+    facts.firstArgument = args.front()->range;
+    return;
+  }
+}
+
 void Desugarer::emitConstructors() {
   for (AdtData &adt : book.adtStore) {
     core::AdtInfo info;

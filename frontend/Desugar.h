@@ -94,6 +94,10 @@ struct TypingFacts {
     std::vector<core::Term *> arms;
   };
   llvm::DenseMap<const core::Term *, Match> matches;
+  /// The entry definition when command-line arguments were applied to it
+  /// (it is checked with them, as in Bend), and where the first one is.
+  llvm::StringRef appliedEntry;
+  SourceRange firstArgument;
 };
 
 /// Desugars the definitions of a book into a Core program.
@@ -106,6 +110,10 @@ public:
   void emitConstructors();
   /// One definition (and whatever it lifts out).
   void emitDefinition(const DefData &def);
+  /// `bend run prog ARG...`: the terms written as arguments are desugared in
+  /// the entry's file with nothing else in scope, and the entry's (already
+  /// emitted) body becomes `(body args...)`.
+  void applyArguments(const DefData &entry, llvm::ArrayRef<ast::Expr *> args);
   const TypingFacts &typingFacts() const { return facts; }
 
 private:

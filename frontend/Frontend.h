@@ -27,6 +27,8 @@ struct FrontendOptions {
   bool prelude = true;       // link the builtin prelude (off in some tests)
   bool typeCheck = true;     // infer and check the types of checked definitions
   bool emitBuiltins = false; // --emit=core also prints the prelude's definitions
+  /// Terms (fun syntax) that main is applied to, as `bend run prog ARG...` does.
+  std::vector<std::string> mainArgs;
 };
 
 struct FrontendResult {

@@ -19,6 +19,9 @@ public:
 
   /// The next token; the end of the buffer gives END forever.
   Parser::symbol_type next();
+  /// Hands out `tok` before the buffer's first token (it selects what the
+  /// parser reads: a term instead of a file).
+  void startWith(Parser::symbol_type tok) { pending.push_front(std::move(tok)); }
   /// After a syntax error: drop the rest of the current top-level item.
   void resync(llvm::SMLoc errorAt);
 

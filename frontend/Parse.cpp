@@ -17,6 +17,20 @@ void parseBuffer(llvm::StringRef buffer, ast::AstContext &ctx, DiagnosticEngine 
   pc.flush();
 }
 
+ast::Expr *parseTerm(llvm::StringRef buffer, ast::AstContext &ctx, DiagnosticEngine &diags) {
+  Lexer lexer(diags, ctx, buffer);
+  SourceRange start(llvm::SMLoc::getFromPointer(buffer.begin()),
+                    llvm::SMLoc::getFromPointer(buffer.begin()));
+  lexer.startWith(Parser::make_TERM_START(start));
+  ast::Module unused;
+  ParseContext pc(ctx, diags, unused);
+  pc.termOnly = true;
+  Parser parser(lexer, pc);
+  if (parser.parse() != 0)
+    return nullptr;
+  return pc.term;
+}
+
 /// The value a literal token decodes to, after ` = `.
 static void printValue(llvm::raw_ostream &os, const Parser::symbol_type &tok) {
   using K = Parser::symbol_kind;

@@ -13,6 +13,10 @@ namespace bendc::parse {
 void parseBuffer(llvm::StringRef buffer, ast::AstContext &ctx, DiagnosticEngine &diags,
                  ast::Module &module);
 
+/// Parses `buffer` as one fun-syntax term and nothing after it. Returns null
+/// after a syntax error (reported; there is no recovery inside a term).
+ast::Expr *parseTerm(llvm::StringRef buffer, ast::AstContext &ctx, DiagnosticEngine &diags);
+
 /// One token per line: `line:col kind text`, for `--emit=tokens`.
 std::string dumpTokens(llvm::StringRef buffer, const llvm::SourceMgr &sm, DiagnosticEngine &diags);
 

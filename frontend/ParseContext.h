@@ -14,6 +14,8 @@ struct ParseContext {
   ast::AstContext &ast;
   DiagnosticEngine &diags;
   ast::Module &module;
+  bool termOnly = false;     // parsing one term, not a file
+  ast::Expr *term = nullptr; // that term, once parsed
 
   template <typename T, typename... Args> T *make(Args &&...args) {
     return ast.make<T>(std::forward<Args>(args)...);

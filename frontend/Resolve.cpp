@@ -386,14 +386,48 @@ void Loader::registerAll() {
       registerFile(*f);
 }
 
+/// The entry point: `main`, else `Main`, of the main file; "" when neither.
+llvm::StringRef entryName(Book &book, const FileScope &mainFile) {
+  for (const char *candidate : {"main", "Main"})
+    if (book.defs.count(candidate) && book.defs[candidate].file == &mainFile)
+      return candidate;
+  return {};
+}
+
+/// Each command-line argument in a buffer of its own, so that diagnostics
+/// point into it; null for one that does not parse.
+std::vector<Expr *> parseArguments(llvm::SourceMgr &sm, llvm::ArrayRef<std::string> args,
+                                   ast::AstContext &ctx, DiagnosticEngine &diags) {
+  std::vector<Expr *> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string name = "<argument " + std::to_string(i + 1) + ">";
+    unsigned id = sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(args[i], name),
+                                        llvm::SMLoc());
+    out.push_back(parse::parseTerm(sm.getMemoryBuffer(id)->getBuffer(), ctx, diags));
+  }
+  return out;
+}
+
+/// The parsed arguments applied to the entry point (when all of them parse).
+void applyArguments(Desugarer &desugarer, Book &book, const FileScope &mainFile,
+                    llvm::ArrayRef<Expr *> args, DiagnosticEngine &diags) {
+  if (llvm::is_contained(args, nullptr))
+    return;
+  llvm::StringRef entry = entryName(book, mainFile);
+  if (entry.empty())
+    return; // reported with the other whole-program checks
+  const DefData &def = book.defs[entry];
+  if (def.hvm) {
+    diags.report(DiagKind::InvalidArgument, args.front()->range.toSM(),
+                 "'" + entry.str() + "' is an hvm definition: it takes no arguments");
+    return;
+  }
+  desugarer.applyArguments(def, args);
+}
+
 void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
                   DiagnosticEngine &diags) {
-  llvm::StringRef entry;
-  for (const char *candidate : {"main", "Main"})
-    if (book.defs.count(candidate) && book.defs[candidate].file == &mainFile) {
-      entry = candidate;
-      break;
-    }
+  llvm::StringRef entry = entryName(book, mainFile);
   if (entry.empty()) {
     diags.report(DiagKind::MissingMain, llvm::SMLoc(), "the program has no 'main' definition");
     return;
@@ -446,6 +480,9 @@ std::unique_ptr<core::Program> buildProgram(llvm::SourceMgr &sm, unsigned mainBu
                                             const FrontendOptions &opts, DiagnosticEngine &diags) {
   auto prog = std::make_unique<core::Program>();
   prog->encoding = opts.encoding;
+  // Arguments are read first, as `bend run` reads its command line first.
+  ast::AstContext argContext;
+  std::vector<Expr *> args = parseArguments(sm, opts.mainArgs, argContext, diags);
   Book book;
   Loader loader(sm, diags, book);
   StringRef ident = sm.getMemoryBuffer(mainBuffer)->getBufferIdentifier();
@@ -461,6 +498,8 @@ std::unique_ptr<core::Program> buildProgram(llvm::SourceMgr &sm, unsigned mainBu
   desugarer.emitConstructors();
   for (const std::string &name : book.defOrder)
     desugarer.emitDefinition(book.defs[name]);
+  if (!args.empty())
+    applyArguments(desugarer, book, *mainFile, args, diags);
   if (!diags.hasErrors())
     checkProgram(*prog, book, *mainFile, diags);
   if (!diags.hasErrors() && opts.typeCheck)

@@ -142,6 +142,8 @@ private:
   [[noreturn]] void fail(DiagKind kind, const Term *at, std::string message) {
     fail(kind, llvm::SMRange(at->loc, at->loc), std::move(message));
   }
+  /// Explains a mismatch in an entry point that arguments were applied to.
+  void noteArguments(Diagnostic &d, StringRef def) const;
   Ty *lookupVar(StringRef name);
   Ty *refType(StringRef name);
   void inferGroup(llvm::ArrayRef<unsigned> group);
@@ -395,11 +397,20 @@ Ty *Checker::constructorScheme(const CtrData &ctr) {
 
 // ---- inference ---------------------------------------------------------------------
 
+void Checker::noteArguments(Diagnostic &d, StringRef def) const {
+  if (def.empty() || def != facts.appliedEntry)
+    return;
+  d.notes.push_back(DiagNote{facts.firstArgument.toSM(),
+                             "'" + def.str() +
+                                 "' is checked as applied to its command-line arguments"});
+}
+
 void Checker::fail(DiagKind kind, llvm::SMRange where, std::string message) {
   Diagnostic &d = diags.report(kind, where, std::move(message));
   if (currentSig && currentSig->range.isValid())
     d.notes.push_back(DiagNote{currentSig->range.toSM(),
                                "'" + currentDef.str() + "' is type-checked because of this annotation"});
+  noteArguments(d, currentDef);
   throw Failure{};
 }
 
@@ -734,6 +745,7 @@ void Checker::inferGroup(llvm::ArrayRef<unsigned> group) {
           diags.report(DiagKind::TypeMismatch, where, "type mismatch in '" + name.str() + "': " + why);
       if (d.info->annotated && d.info->sig)
         diag.notes.push_back(DiagNote{d.info->sig->range.toSM(), "annotated here"});
+      noteArguments(diag, name);
       schemes[name] = prim(TK::Any);
       continue;
     }

@@ -83,3 +83,35 @@ TEST_CASE("fold captures the variables it uses") {
   CHECK(r->result.emitted.find("sum__fold0 = λk λxs") != std::string::npos);
   CHECK(r->result.emitted.find("(sum__fold0 k xs.t)") != std::string::npos);
 }
+
+static frontend::FrontendOptions withArguments(std::vector<std::string> args) {
+  frontend::FrontendOptions o = emitting(EmitStage::Core);
+  o.mainArgs = std::move(args);
+  return o;
+}
+
+TEST_CASE("command-line arguments are applied to main's body") {
+  auto r = runOn("main x ys = (x, ys)\n", withArguments({"3", "[1]"}));
+  CHECK(r->text() == "");
+  CHECK(r->result.emitted.find("main = (λx λys (x, ys) 3 (List/Cons 1 List/Nil))") !=
+        std::string::npos);
+}
+
+TEST_CASE("an argument is parsed from its own buffer") {
+  auto r = runOn("main x = x\n", withArguments({"1", "(+ 1"}));
+  CHECK(r->text().find("<argument 2>:1:5: error: unexpected end of argument") != std::string::npos);
+  CHECK(!r->result.program);
+}
+
+TEST_CASE("a definition lifted out of an argument is named after the argument") {
+  auto r = runOn("main f = (f bend x = 0 { when (< x 3): (fork (+ x 1)) else: x })\n",
+                 withArguments({"λy bend x = 0 { when (< x y): (fork (+ x 1)) else: x }"}));
+  CHECK(r->text() == "");
+  CHECK(r->result.emitted.find("main__bend0 = ") != std::string::npos);
+  CHECK(r->result.emitted.find("main__arg1__bend0 = ") != std::string::npos);
+}
+
+TEST_CASE("an unscoped variable may be bound in one argument and used in another") {
+  auto r = runOn("main a b = (a, b)\n", withArguments({"λ$x 1", "$x"}));
+  CHECK(r->text() == "");
+}

@@ -1,6 +1,14 @@
 # Runs bendc on one golden input and compares stdout+stderr and the exit code
 # with <input>.expected. Invoked by ctest; see bendc_golden_dir in tests/CMakeLists.txt.
 file(STRINGS ${INPUT} first_line LIMIT_COUNT 1)
+# A line `# PROGRAM_ARGS: ...` (shell-quoted, no `;`) gives the arguments that
+# follow the file name, those of `bendc --run FILE ARG...`.
+file(STRINGS ${INPUT} program_args_line REGEX "^(//|#) PROGRAM_ARGS:" LIMIT_COUNT 1
+     ENCODING UTF-8)
+set(program_args "")
+if(program_args_line MATCHES "^(//|#) PROGRAM_ARGS:(.*)$")
+  separate_arguments(program_args UNIX_COMMAND "${CMAKE_MATCH_2}")
+endif()
 get_filename_component(ext ${INPUT} LAST_EXT)
 get_filename_component(name ${INPUT} NAME)
 get_filename_component(dir ${INPUT} DIRECTORY)
@@ -15,7 +23,7 @@ endif()
 set(ENV{BENDC_VERIFY_PASSES} 1)
 # Paths in messages are relative to the test's folder, so expectations do not
 # depend on where the checkout lives.
-execute_process(COMMAND ${BENDC} ${args} ${EXTRA_ARGS} ${name}
+execute_process(COMMAND ${BENDC} ${args} ${EXTRA_ARGS} ${name} ${program_args}
                 WORKING_DIRECTORY ${dir}
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc
                 TIMEOUT 120)

@@ -173,6 +173,7 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
   if (getenv("BENDC_VERIFY_PASSES"))
     compileOpts.verifyEachPass = true;
   frontend::FrontendOptions opts = frontendOptionsFromCommandLine(emitStage);
+  opts.mainArgs.assign(programArgs.begin(), programArgs.end());
   // As `bend run` does, running shows no compile warnings unless asked for.
   if (runFlag && !checkFlag)
     opts.warnings.insert(opts.warnings.begin(), {"all", WarningAction::Allow});
