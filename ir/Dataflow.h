@@ -101,7 +101,7 @@ struct Liveness {
 struct UseCounts {
   using Value = llvm::DenseMap<WireId, unsigned>;
   static constexpr Direction direction = Direction::Up;
-  Value initial() const { return {}; }
+  Value initial() const { return Value(); }
   Value transfer(const Block &b, llvm::ArrayRef<const Value *> children) const;
 };
 

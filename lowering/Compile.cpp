@@ -46,8 +46,12 @@ bool addNetDefinitions(const core::Program &program, const hir::Module &module, 
     net::Def copy;
     copy.name = book.intern(nets->names[d.name]);
     copy.root = copyTree(*nets, d.root, book);
-    for (const net::Redex &r : d.redexes)
-      copy.redexes.push_back({r.parallel, copyTree(*nets, r.lhs, book), copyTree(*nets, r.rhs, book)});
+    for (const net::Redex &r : d.redexes) {
+      net::Redex c = r;
+      c.lhs = copyTree(*nets, r.lhs, book);
+      c.rhs = copyTree(*nets, r.rhs, book);
+      copy.redexes.push_back(c);
+    }
     book.defs.push_back(std::move(copy));
   }
   return true;

@@ -2,6 +2,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
 #include <string>
 
 namespace bendc::lowering {
@@ -105,17 +106,17 @@ public:
         Frame f = work.pop_back_val();
         End other = peer(f.from);
         if (other == NoEnd) {
-          *f.dest = book.add({TreeKind::Era});
+          *f.dest = book.add(leaf(TreeKind::Era));
           continue;
         }
         if (other % 3 != 0 || other / 3 == 0) {
-          *f.dest = book.add({TreeKind::Var, varName(f.from)});
+          *f.dest = book.add(leaf(TreeKind::Var, varName(f.from)));
           continue;
         }
         uint32_t n = other / 3;
         placed[n] = true;
         const Node &node = nodes[n];
-        net::Tree tree{node.kind, node.value};
+        net::Tree tree = leaf(node.kind, node.value);
         tree.role = node.role;
         net::TreeId id = book.add(tree);
         *f.dest = id;
@@ -156,17 +157,26 @@ public:
   }
 
 private:
+  static net::Tree leaf(TreeKind kind, uint32_t value = 0) {
+    net::Tree t;
+    t.kind = kind;
+    t.value = value;
+    return t;
+  }
+
   struct ChildPair {
     explicit ChildPair(net::TreeId p) : parent(p) {}
     net::TreeId parent, fst, snd;
   };
 
+  /// a, b, ..., z, aa, ab, ...: the k-th name, most significant letter first.
   static std::string freshName(unsigned k) {
     std::string s;
     do {
-      s.insert(s.begin(), char('a' + k % 26));
+      s.push_back(char('a' + k % 26));
       k /= 26;
     } while (k-- > 0);
+    std::reverse(s.begin(), s.end());
     return s;
   }
 
