@@ -30,7 +30,7 @@ void linearizeMatches(Module &module, MatchLinearization level);
 void expandMatches(Module &module);
 
 /// Linearize variables: a wire used n > 1 times gets a chain of n-1 dups next
-/// to its definition, each use its own copy (in the order the uses appear); a
+/// to its definition, each use its own copy (handed out block by block); a
 /// wire never used is erased. Afterwards every wire is used exactly once.
 void linearizeVariables(Module &module);
 

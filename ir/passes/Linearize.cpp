@@ -205,54 +205,15 @@ void linearizeVariables(Module &module) {
   for (Function &fn : module.functions) {
     std::vector<unsigned> uses = useCounts(fn);
     unsigned originalWires = fn.wireCount();
-    // Each wire used several times gets copies, handed out in use order.
+    // A wire used n > 1 times gets n copies, handed to its uses in order:
+    // block by block (a block's instructions, then its result, then the
+    // blocks inside it).
     std::vector<llvm::SmallVector<WireId, 2>> copies(originalWires);
+    for (WireId w = 0; w < originalWires; ++w)
+      if (uses[w] > 1)
+        for (unsigned k = 0; k < uses[w]; ++k)
+          copies[w].push_back(fn.newWire(fn.wireNames[w]));
     std::vector<unsigned> handedOut(originalWires, 0);
-    auto planCopies = [&](WireId w) -> llvm::SmallVector<Inst, 2> {
-      llvm::SmallVector<Inst, 2> made;
-      unsigned n = uses[w];
-      if (n == 1)
-        return made;
-      if (n == 0) {
-        Inst erase(InstKind::Erase);
-        erase.ins = {w};
-        made.push_back(std::move(erase));
-        return made;
-      }
-      // {x1 {x2 {... xn}}}: a chain of n-1 dups.
-      WireId source = w;
-      for (unsigned k = 0; k + 1 < n; ++k) {
-        Inst dup(InstKind::Dup);
-        dup.ins = {source};
-        WireId first = fn.newWire(fn.wireNames[w]);
-        WireId rest = fn.newWire(fn.wireNames[w]);
-        dup.outs = {first, rest};
-        copies[w].push_back(first);
-        if (k + 2 == n)
-          copies[w].push_back(rest);
-        source = rest;
-        made.push_back(std::move(dup));
-      }
-      return made;
-    };
-    // Insert the dups and erasers next to each definition.
-    forEachBlock(fn.body, [&](Block &b) {
-      std::vector<Inst> rebuilt;
-      rebuilt.reserve(b.insts.size());
-      for (WireId p : b.params)
-        for (Inst &made : planCopies(p))
-          rebuilt.push_back(std::move(made));
-      for (Inst &i : b.insts) {
-        llvm::SmallVector<WireId, 2> outs(i.outs.begin(), i.outs.end());
-        rebuilt.push_back(std::move(i));
-        for (WireId w : outs)
-          for (Inst &made : planCopies(w))
-            rebuilt.push_back(std::move(made));
-      }
-      b.insts = std::move(rebuilt);
-    });
-    // Hand the copies to the uses, block by block (a block's instructions,
-    // then its result, then the blocks inside it).
     auto take = [&](WireId &w) {
       if (w < originalWires && handedOut[w] < copies[w].size())
         w = copies[w][handedOut[w]++];
@@ -261,11 +222,6 @@ void linearizeVariables(Module &module) {
     while (!work.empty()) {
       Block *b = work.pop_back_val();
       for (Inst &i : b->insts) {
-        if (i.kind == InstKind::Dup && i.ins[0] < originalWires && !copies[i.ins[0]].empty() &&
-            llvm::is_contained(copies[i.ins[0]], i.outs[0]))
-          continue; // one of the chains just made: it uses the original
-        if (i.kind == InstKind::Dup && i.ins[0] >= originalWires)
-          continue; // a link inside a chain
         for (WireId &w : i.ins)
           take(w);
         for (auto it = i.blocks.rbegin(); it != i.blocks.rend(); ++it)
@@ -273,6 +229,38 @@ void linearizeVariables(Module &module) {
       }
       take(b->result);
     }
+    // Next to each definition: the chain {x1 {x2 {... xn}}} of n-1 dups
+    // that makes the copies, or an eraser for a wire nobody uses.
+    auto made = [&](WireId w, std::vector<Inst> &out) {
+      if (uses[w] == 0) {
+        Inst erase(InstKind::Erase);
+        erase.ins = {w};
+        out.push_back(std::move(erase));
+        return;
+      }
+      WireId source = w;
+      for (size_t k = 0; k + 1 < copies[w].size(); ++k) {
+        Inst dup(InstKind::Dup);
+        dup.ins = {source};
+        WireId rest = k + 2 == copies[w].size() ? copies[w][k + 1] : fn.newWire(fn.wireNames[w]);
+        dup.outs = {copies[w][k], rest};
+        source = rest;
+        out.push_back(std::move(dup));
+      }
+    };
+    forEachBlock(fn.body, [&](Block &b) {
+      std::vector<Inst> rebuilt;
+      rebuilt.reserve(b.insts.size());
+      for (WireId p : b.params)
+        made(p, rebuilt);
+      for (Inst &i : b.insts) {
+        llvm::SmallVector<WireId, 2> outs(i.outs.begin(), i.outs.end());
+        rebuilt.push_back(std::move(i));
+        for (WireId w : outs)
+          made(w, rebuilt);
+      }
+      b.insts = std::move(rebuilt);
+    });
   }
   module.invariants.linear = true;
 }
