@@ -343,7 +343,6 @@ private:
         i.outs.clear();
         i.ins.clear();
         i.kind = InstKind::Era;
-        dead.insert(&i);
       }
     Inst ref(InstKind::Ref, g.loc);
     ref.ref = module.save(g.name);
@@ -482,7 +481,6 @@ private:
   llvm::DenseMap<WireId, Site> producer;
   llvm::DenseMap<Inst *, TermInfo> infos;
   llvm::DenseMap<Inst *, bool> safeMemo;
-  llvm::DenseSet<Inst *> dead;
   unsigned defSize = 0;
   unsigned nameCounter = 0;
 };
