@@ -157,8 +157,10 @@ std::vector<std::string> verify(const Module &module) {
   for (const Function &cfn : module.functions) {
     Function &fn = const_cast<Function &>(cfn); // the walkers take mutable blocks
     std::string where = " in @" + fn.name.str();
-    auto wireText = [&](WireId w) {
-      return w < fn.wireCount() ? "%" + fn.wireNames[w] + "." + std::to_string(w) : std::string("%?");
+    auto wireText = [&](WireId w) -> std::string {
+      if (w >= fn.wireCount())
+        return "%?";
+      return "%" + fn.wireNames[w].str() + "." + std::to_string(w);
     };
     std::vector<unsigned> defs(fn.wireCount(), 0), uses(fn.wireCount(), 0);
     auto define = [&](WireId w) {

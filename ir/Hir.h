@@ -115,7 +115,9 @@ struct Function {
   bool builtin = false;
   bool generated = false; // made by a pass (a floated combinator)
   Block body;             // no params; its result is the definition's value
-  std::vector<std::string> wireNames; // by WireId: the source name or a hint
+  /// By WireId: the source name or a hint; they point into the Core program
+  /// the module came from, or are literals.
+  std::vector<llvm::StringRef> wireNames;
   std::vector<bool> unscoped;         // by WireId: a `$x` wire
 
   Function() = default;

@@ -66,9 +66,10 @@ struct SharedState {
 class Floater {
 public:
   Floater(Module &module, Function &fn, std::vector<Function> &made, SharedState &shared)
-      : module(module), fn(fn), made(made), shared(shared), graph(fn), live(liveInputs(graph)) {}
+      : module(module), fn(fn), made(made), shared(shared), graph(fn) {}
 
   void run() {
+    live = liveInputs(graph);
     defSize = 0;
     forEachInst(fn.body, [&](Inst &i) { defSize += baseSize(i); });
     indexAll();
@@ -103,15 +104,15 @@ private:
 
   /// The instructions of `b` that are no other instruction's child.
   llvm::SmallVector<Inst *, 4> roots(Block &b) {
-    llvm::DenseSet<Inst *> children;
+    llvm::SmallVector<bool, 32> isChild(b.insts.size(), false);
     for (Inst &i : b.insts)
       for (WireId w : i.ins)
         if (Inst *c = childProducer(b, w))
-          children.insert(c);
+          isChild[size_t(c - b.insts.data())] = true;
     llvm::SmallVector<Inst *, 4> out;
-    for (Inst &i : b.insts)
-      if (!children.contains(&i))
-        out.push_back(&i);
+    for (size_t k = 0; k < b.insts.size(); ++k)
+      if (!isChild[k])
+        out.push_back(&b.insts[k]);
     return out;
   }
 

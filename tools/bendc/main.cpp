@@ -14,6 +14,7 @@
 #include "lowering/Readback.h"
 #include "runtime/Runtime.h"
 
+#include "llvm/Support/BuryPointer.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -195,8 +196,14 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
     renderDiagnostics(diags);
     return ExitOk;
   }
+  // The process ends right after this: its memory goes back to the system at
+  // once rather than object by object (a large program has millions).
   const core::Program &program = *result.program;
-  lowering::CompileResult compiled = lowering::compileToBook(program, compileOpts, diags);
+  llvm::BuryPointer(std::move(result.program));
+  auto kept = std::make_unique<lowering::CompileResult>(
+      lowering::compileToBook(program, compileOpts, diags));
+  lowering::CompileResult &compiled = *kept;
+  llvm::BuryPointer(std::move(kept));
   renderDiagnostics(diags);
   for (const std::string &problem : compiled.internalErrors)
     errs() << "bendc: internal error: " << problem << "\n";
