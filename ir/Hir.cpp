@@ -26,10 +26,20 @@ int inCount(InstKind kind) { return kindInfo[unsigned(kind)].ins; }
 int blockCount(InstKind kind) { return kindInfo[unsigned(kind)].blocks; }
 
 Function *Module::find(llvm::StringRef name) {
-  for (Function &f : functions)
-    if (f.name == name)
-      return &f;
-  return nullptr;
+  auto lookup = [&]() -> Function * {
+    auto it = index.find(name);
+    if (it == index.end() || it->second >= functions.size() || functions[it->second].name != name)
+      return nullptr;
+    return &functions[it->second];
+  };
+  if (Function *f = lookup())
+    return f;
+  // Missing or moved: the list changed since the index was built (or the
+  // name is not a function; callers ask that rarely).
+  index.clear();
+  for (size_t k = 0; k < functions.size(); ++k)
+    index[functions[k].name] = k;
+  return lookup();
 }
 const Function *Module::find(llvm::StringRef name) const {
   return const_cast<Module *>(this)->find(name);

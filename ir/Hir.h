@@ -154,8 +154,13 @@ struct Module {
   Invariants invariants;
 
   llvm::StringRef save(llvm::StringRef s) { return strings.save(s); }
+  /// The function named `name`, or null. An index makes it fast; a miss
+  /// rebuilds the index, as the function list may have changed.
   Function *find(llvm::StringRef name);
   const Function *find(llvm::StringRef name) const;
+
+private:
+  llvm::StringMap<size_t> index; // name -> position in `functions`
 };
 
 /// Calls `fn(inst)` for every instruction of `block` and of the blocks nested
