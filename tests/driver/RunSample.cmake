@@ -1,11 +1,11 @@
-# Runs a sample program with 1 and with 3 threads: both must print the
-# `Result:` line its `// Result: ...` comment promises, with equal interaction
-# counts.
-file(STRINGS ${INPUT} promised REGEX "^// Result: ")
+# Runs a sample program (a .hvm net book or a .bend program) with 1 and with
+# 3 threads: both must print the `Result:` line its `// Result: ...` comment
+# (`# Result: ...` in Bend) promises, with equal interaction counts.
+file(STRINGS ${INPUT} promised REGEX "^(//|#) Result: ")
 if(NOT promised)
-  message(FATAL_ERROR "${INPUT} has no '// Result: ...' line")
+  message(FATAL_ERROR "${INPUT} has no '// Result: ...' or '# Result: ...' line")
 endif()
-string(REGEX REPLACE "^// " "" promised "${promised}")
+string(REGEX REPLACE "^(//|#) " "" promised "${promised}")
 set(counts)
 foreach(threads 1 3)
   execute_process(COMMAND ${BENDC} --run ${INPUT} --backend=cpu --threads ${threads} --stats
