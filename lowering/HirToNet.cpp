@@ -81,15 +81,21 @@ public:
 
   /// Nests the nodes into trees and writes the definition into `book`.
   /// False when some node is in no tree (a cycle through principal ports).
-  bool build(net::Book &book, net::Def &def) {
+  /// `freshIds[k]`: the name index of the k-th variable name in `book`,
+  /// shared by every definition so each name is interned once.
+  bool build(net::Book &book, net::Def &def, std::vector<uint32_t> &freshIds) {
     std::vector<bool> placed(nodes.size(), false);
     unsigned varCount = 0;
     std::vector<uint32_t> varNames(peers.size(), ~0u);
     auto varName = [&](End e) {
       End other = peer(e);
       uint32_t &slot = varNames[std::min(e, other)];
-      if (slot == ~0u)
-        slot = book.intern(freshName(varCount++));
+      if (slot == ~0u) {
+        unsigned k = varCount++;
+        while (freshIds.size() <= k)
+          freshIds.push_back(book.intern(freshName(unsigned(freshIds.size()))));
+        slot = freshIds[k];
+      }
       return slot;
     };
     // Builds the tree seen from `e` (an auxiliary port or the root): the
@@ -315,6 +321,7 @@ net::TreeId copyTree(const net::Book &from, net::TreeId id, net::Book &to) {
 bool lowerToNet(const Module &module, const NetOptions &options, net::Book &book,
                 DiagnosticEngine &diags) {
   bool ok = true;
+  std::vector<uint32_t> freshIds;
   for (const Function &fn : module.functions) {
     Lowerer lowerer(fn, book);
     NetGraph &g = lowerer.lower();
@@ -324,7 +331,7 @@ bool lowerToNet(const Module &module, const NetOptions &options, net::Book &book
     // HVM2 books start at @main, whatever the program calls its entry point.
     def.name = book.intern(fn.name == module.entry ? llvm::StringRef("main") : fn.name);
     def.loc = fn.loc;
-    if (!g.build(book, def)) {
+    if (!g.build(book, def, freshIds)) {
       diags.report(DiagKind::ViciousCycle, fn.loc,
                    "the net of '" + fn.name.str() +
                        "' has a cycle through principal ports that nothing can reduce");
