@@ -3,6 +3,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
+#include <deque>
 #include <string>
 
 namespace bendc::lowering {
@@ -128,8 +129,9 @@ public:
         *f.dest = id;
         if (binary(node.kind)) {
           // Children are written once both are built; ids are stable indices.
-          work.push_back({end(n, 2), &childSlots.emplace_back(std::make_unique<ChildPair>(id))->snd});
-          work.push_back({end(n, 1), &childSlots.back()->fst});
+          ChildPair &slot = childSlots.emplace_back(id);
+          work.push_back({end(n, 2), &slot.snd});
+          work.push_back({end(n, 1), &slot.fst});
         }
       }
       return result;
@@ -152,9 +154,9 @@ public:
       r.rhs = treeAt(end(n, 0));
       def.redexes.push_back(r);
     }
-    for (auto &slot : childSlots) {
-      book[slot->parent].fst = slot->fst;
-      book[slot->parent].snd = slot->snd;
+    for (const ChildPair &slot : childSlots) {
+      book[slot.parent].fst = slot.fst;
+      book[slot.parent].snd = slot.snd;
     }
     for (uint32_t n = 1; n < nodes.size(); ++n)
       if (nodes[n].alive && !placed[n])
@@ -188,7 +190,7 @@ private:
 
   std::vector<Node> nodes;
   std::vector<End> peers;
-  std::vector<std::unique_ptr<ChildPair>> childSlots;
+  std::deque<ChildPair> childSlots; // a deque: slots stay where they are as it grows
 };
 
 /// Lowers one function into a NetGraph.

@@ -194,7 +194,14 @@ std::optional<rt::Book> Polarizer::run() {
     return std::nullopt;
   // Constraints of every definition first: which `(a b)` is a function and
   // which a pair flows between definitions (see ShapeInference.h).
-  shapes = inferShapes(book);
+  // A compiled book says what every `(a b)` is; only text needs the guess.
+  bool guessing = llvm::any_of(book.trees, [](const net::Tree &t) {
+    return t.kind == TreeKind::Con && t.role == net::ConRole::Unknown;
+  });
+  if (guessing)
+    shapes = inferShapes(book);
+  else
+    shapes.resize(book.trees.size());
   states.resize(book.defs.size());
   bool ok = true;
   for (uint32_t id = 0; id < book.defs.size(); ++id)
