@@ -163,8 +163,6 @@ private:
 /// The function's text with wires numbered by first appearance: equal for
 /// functions that differ only in wire names.
 std::string canonicalText(const Function &fn) {
-  Function copy;
-  copy.name = "_";
   llvm::DenseMap<WireId, WireId> order;
   std::string text;
   llvm::raw_string_ostream os(text);
