@@ -432,6 +432,14 @@ void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
     diags.report(DiagKind::MissingMain, llvm::SMLoc(), "the program has no 'main' definition");
     return;
   }
+  if (const DefData &def = book.defs[entry]; def.hvm) {
+    // As in Bend: the entry point is a function; a net goes in a .hvm file.
+    diags.report(DiagKind::MissingMain, def.hvm->range.toSM(),
+                 "'" + entry.str() +
+                     "' is an hvm definition, but the entry point must be a Bend function "
+                     "(run a hand-written net as a .hvm file)");
+    return;
+  }
   if (book.defs.count("main") && book.defs.count("Main") && book.defs["main"].file == &mainFile &&
       book.defs["Main"].file == &mainFile) {
     diags.report(DiagKind::DuplicateDefinition,
