@@ -440,6 +440,20 @@ void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
                      "(run a hand-written net as a .hvm file)");
     return;
   }
+  // As in Bend: main is one equation over plain variables.
+  if (const ast::FunDecl *fun = book.defs[entry].fun; fun && !fun->imp) {
+    if (fun->rules.size() > 1) {
+      diags.report(DiagKind::InvalidPattern, fun->rules[1].range.toSM(),
+                   "'" + entry.str() + "' can have only one equation");
+      return;
+    }
+    for (const ast::Pat *p : fun->rules.empty() ? llvm::ArrayRef<ast::Pat *>() : fun->rules[0].pats)
+      if (!llvm::isa<ast::VarPat>(p)) {
+        diags.report(DiagKind::InvalidPattern, p->range.toSM(),
+                     "the parameters of '" + entry.str() + "' must be plain variables");
+        return;
+      }
+  }
   if (book.defs.count("main") && book.defs.count("Main") && book.defs["main"].file == &mainFile &&
       book.defs["Main"].file == &mainFile) {
     diags.report(DiagKind::DuplicateDefinition,
