@@ -54,6 +54,40 @@ struct TermInfo {
   WireSet free;    // wires used but not defined inside
   WireSet escapes; // wires defined inside but used outside
   unsigned size = 0;
+  bool unscoped = false; // mentions an unscoped variable
+};
+
+/// Up the block tree: how many nodes a block and the blocks inside it hold,
+/// and whether they mention an unscoped variable (which ties them to the
+/// place its other end is, so they never float).
+struct Subtree {
+  struct Value {
+    unsigned size = 0;
+    bool unscoped = false;
+    bool operator==(const Value &o) const { return size == o.size && unscoped == o.unscoped; }
+  };
+  static constexpr Direction direction = Direction::Up;
+  const Function *fn;
+  Value initial() const { return Value(); }
+  Value transfer(const Block &b, llvm::ArrayRef<const Value *> children) const {
+    Value v;
+    auto mention = [&](WireId w) { v.unscoped |= w < fn->wireCount() && fn->unscoped[w]; };
+    for (WireId p : b.params)
+      mention(p);
+    mention(b.result);
+    for (const Inst &i : b.insts) {
+      v.size += baseSize(i);
+      for (WireId w : i.outs)
+        mention(w);
+      for (WireId w : i.ins)
+        mention(w);
+    }
+    for (const Value *c : children) {
+      v.size += c->size;
+      v.unscoped |= c->unscoped;
+    }
+    return v;
+  }
 };
 
 /// What the functions of one module share while floating.
@@ -70,6 +104,7 @@ public:
 
   void run() {
     live = liveInputs(graph);
+    subtrees = solve(graph, Subtree{&fn});
     defSize = 0;
     forEachInst(fn.body, [&](Inst &i) { defSize += baseSize(i); });
     indexAll();
@@ -160,14 +195,20 @@ private:
       info.free.append(ci.free.begin(), ci.free.end());
       info.escapes.append(ci.escapes.begin(), ci.escapes.end());
       info.size += ci.size;
+      info.unscoped |= ci.unscoped;
     }
     // Nested blocks.
     for (auto &nested : i.blocks) {
       visitBlockRoots(*nested);
-      const auto &in = live[graph.index[nested.get()]];
-      info.free.append(in.begin(), in.end());
-      forEachInst(*nested, [&](Inst &k) { info.size += baseSize(k); });
+      unsigned index = graph.index[nested.get()];
+      info.free.append(live[index].begin(), live[index].end());
+      info.size += subtrees[index].size;
+      info.unscoped |= subtrees[index].unscoped;
     }
+    for (WireId w : i.ins)
+      info.unscoped |= bool(fn.unscoped[w]);
+    for (WireId w : i.outs)
+      info.unscoped |= bool(fn.unscoped[w]);
     info.escapes.append(i.outs.begin(), i.outs.end());
     cancel(info);
 
@@ -218,8 +259,8 @@ private:
   }
 
   bool isCombinator(const Inst &i, const TermInfo &info) const {
-    return i.kind != InstKind::Ref && info.free.empty() && info.escapes.size() == 1 &&
-           info.escapes[0] == i.outs[0];
+    return i.kind != InstKind::Ref && !info.unscoped && info.free.empty() &&
+           info.escapes.size() == 1 && info.escapes[0] == i.outs[0];
   }
 
   /// Bend's rule for what may be built eagerly: numbers, erasers, pairs,
@@ -357,10 +398,10 @@ private:
   }
 
   void maybeFloatArm(Block &arm) {
-    if (!live[graph.index[&arm]].empty())
+    unsigned index = graph.index[&arm];
+    if (!live[index].empty() || subtrees[index].unscoped)
       return; // not closed
-    unsigned size = 0;
-    forEachInst(arm, [&](Inst &k) { size += baseSize(k); });
+    unsigned size = subtrees[index].size;
     size += unsigned(arm.params.size()); // the λs the params become
     if (size == 0)
       return;
@@ -479,6 +520,7 @@ private:
   SharedState &shared;
   BlockGraph graph;
   std::vector<Liveness::Value> live;
+  std::vector<Subtree::Value> subtrees; // by block, as of the start
   llvm::DenseMap<WireId, Site> producer;
   llvm::DenseMap<Inst *, TermInfo> infos;
   llvm::DenseMap<Inst *, bool> safeMemo;

@@ -379,3 +379,11 @@ TEST_CASE("expand matches under Scott applies the scrutinee to one λ per constr
   CHECK(countKind(f, InstKind::Swi) == 0);
   CHECK(countKind(f, InstKind::App) == 2);
 }
+
+TEST_CASE("float combinators leaves alone a λ that binds an unscoped variable used outside it") {
+  Compiled c = toHir("f = λq (q $k λx λy (+ (y x) λ$k 2))\nmain = (f λa a)");
+  linearize(*c.hir);
+  floatCombinators(*c.hir);
+  requireValid(*c.hir);
+  CHECK(c.hir->find("f__C0") == nullptr);
+}
