@@ -42,8 +42,9 @@ void linearizeVariables(Module &module);
 void floatCombinators(Module &module);
 
 /// Merge definitions: functions whose bodies are the same (up to wire names)
-/// become one; references to the others are redirected to it. The kept one is
-/// the first in the module, unless another of them is the entry point.
+/// become one, named as Bend names it (`a__M_b`), and every reference to any
+/// of them points to it; repeated until no two bodies are equal. The entry
+/// point is never merged.
 void mergeDefinitions(Module &module);
 
 /// Prune: drop the functions the entry point does not reach. When

@@ -3,6 +3,7 @@
 #include "ir/Passes.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -221,19 +222,43 @@ void expandMain(Module &module) {
 void mergeDefinitions(Module &module) {
   for (bool changed = true; changed;) {
     changed = false;
-    llvm::StringMap<llvm::StringRef> kept; // canonical text -> the function kept
-    llvm::StringMap<llvm::StringRef> to;   // merged name -> kept name
-    for (Function &fn : module.functions) {
-      if (fn.name == module.entry || module.constructors.count(fn.name))
+    // Functions with the same body, in module order; the first one stays and
+    // takes the name of the group, `a__M_b__M_c` as Bend names it.
+    llvm::StringMap<size_t> groupOf; // canonical text -> group
+    std::vector<std::vector<size_t>> groups;
+    for (size_t k = 0; k < module.functions.size(); ++k) {
+      Function &fn = module.functions[k];
+      if (fn.name == module.entry)
         continue;
-      auto [it, inserted] = kept.try_emplace(canonicalText(fn), fn.name);
-      if (!inserted)
-        to[fn.name] = it->second;
+      auto [it, inserted] = groupOf.try_emplace(canonicalText(fn), groups.size());
+      if (inserted)
+        groups.emplace_back();
+      groups[it->second].push_back(k);
+    }
+    llvm::StringMap<llvm::StringRef> to; // old name -> merged name
+    llvm::DenseSet<size_t> dropped;
+    for (const std::vector<size_t> &group : groups) {
+      if (group.size() < 2)
+        continue;
+      std::string joined;
+      for (size_t k : group)
+        joined += (joined.empty() ? "" : "__M_") + module.functions[k].name.str();
+      llvm::StringRef name = module.save(joined);
+      for (size_t k : group)
+        to[module.functions[k].name] = name;
+      Function &first = module.functions[group.front()];
+      first.name = name;
+      first.generated = true;
+      dropped.insert(group.begin() + 1, group.end());
     }
     if (to.empty())
       break;
     redirectRefs(module, to);
-    llvm::erase_if(module.functions, [&](const Function &fn) { return to.count(fn.name) != 0; });
+    std::vector<Function> kept;
+    for (size_t k = 0; k < module.functions.size(); ++k)
+      if (!dropped.contains(k))
+        kept.push_back(std::move(module.functions[k]));
+    module.functions = std::move(kept);
     changed = true;
   }
 }
