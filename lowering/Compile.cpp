@@ -13,22 +13,19 @@ namespace {
 
 constexpr unsigned kStackSize = 1u << 30;
 
-/// Definitions written as nets (`hvm name: ...`): read with the .hvm reader
-/// from one buffer that also declares every function, so references resolve.
-bool addNetDefinitions(const core::Program &program, const hir::Module &module, net::Book &book,
-                       DiagnosticEngine &diags) {
+/// Definitions written as nets (`hvm name: ...`), read once with the .hvm
+/// reader from one buffer that also declares every function, so references
+/// resolve. Empty when there are none; null after an error in their text.
+std::optional<net::Book> readNetDefinitions(const core::Program &program,
+                                            const hir::Module &module, DiagnosticEngine &diags) {
   if (program.hvmDefs.empty())
-    return true;
+    return net::Book();
   std::string text;
   llvm::StringSet<> written;
   for (const core::HvmDefinition &h : program.hvmDefs) {
-    if (!module.netReferences.count(h.name))
-      continue; // pruned
     text += "@" + h.name.str() + " = " + h.text.str() + "\n";
     written.insert(h.name);
   }
-  if (written.empty())
-    return true;
   for (const hir::Function &fn : module.functions)
     if (!written.contains(fn.name))
       text += "@" + fn.name.str() + " = *\n";
@@ -39,22 +36,46 @@ bool addNetDefinitions(const core::Program &program, const hir::Module &module, 
                                       llvm::SMLoc());
   std::optional<net::Book> nets = readHvmBook(sm, id, diags);
   if (!nets)
-    return false;
-  for (const net::Def &d : nets->defs) {
-    if (!written.contains(nets->names[d.name]))
-      continue;
+    return std::nullopt;
+  // Keep only the definitions written as nets; the rest were placeholders.
+  llvm::erase_if(nets->defs, [&](const net::Def &d) { return !written.contains(nets->names[d.name]); });
+  return nets;
+}
+
+/// The definitions a net definition refers to.
+std::vector<llvm::StringRef> refsOf(const net::Book &nets, const net::Def &def, hir::Module &module) {
+  std::vector<llvm::StringRef> refs;
+  llvm::SmallVector<net::TreeId, 16> work{def.root};
+  for (const net::Redex &r : def.redexes)
+    work.append({r.lhs, r.rhs});
+  while (!work.empty()) {
+    const net::Tree &t = nets[work.pop_back_val()];
+    if (t.kind == net::TreeKind::Ref)
+      refs.push_back(module.save(nets.names[t.value]));
+    if (t.fst.valid())
+      work.push_back(t.fst);
+    if (t.snd.valid())
+      work.push_back(t.snd);
+  }
+  return refs;
+}
+
+/// Copies the net definitions that pruning kept into `book`.
+void addNetDefinitions(const net::Book &nets, const hir::Module &module, net::Book &book) {
+  for (const net::Def &d : nets.defs) {
+    if (!module.netReferences.count(nets.names[d.name]))
+      continue; // pruned
     net::Def copy;
-    copy.name = book.intern(nets->names[d.name]);
-    copy.root = copyTree(*nets, d.root, book);
+    copy.name = book.intern(nets.names[d.name]);
+    copy.root = copyTree(nets, d.root, book);
     for (const net::Redex &r : d.redexes) {
       net::Redex c = r;
-      c.lhs = copyTree(*nets, r.lhs, book);
-      c.rhs = copyTree(*nets, r.rhs, book);
+      c.lhs = copyTree(nets, r.lhs, book);
+      c.rhs = copyTree(nets, r.rhs, book);
       copy.redexes.push_back(c);
     }
     book.defs.push_back(std::move(copy));
   }
-  return true;
 }
 
 class Pipeline {
@@ -68,11 +89,14 @@ public:
     if (!result.hir || diags.hasErrors())
       return;
     hir::Module &m = *result.hir;
-    for (const core::HvmDefinition &h : program.hvmDefs) {
-      m.netReferences[h.name] = refsOfNet(h.text);
+    std::optional<net::Book> nets = readNetDefinitions(program, m, diags);
+    if (!nets)
+      return;
+    for (const net::Def &d : nets->defs)
+      m.netReferences[nets->names[d.name]] = refsOf(*nets, d, m);
+    for (const core::HvmDefinition &h : program.hvmDefs)
       if (!h.builtin)
         m.userNetDefinitions.push_back(m.save(h.name));
-    }
     if (!check("core-to-hir"))
       return;
     // Unreachable definitions go first: the prelude is large, and what main
@@ -106,25 +130,11 @@ public:
     netOptions.eta = options.eta;
     if (!lowerToNet(m, netOptions, result.net, diags))
       return;
-    if (!addNetDefinitions(program, m, result.net, diags))
-      return;
+    addNetDefinitions(*nets, m, result.net);
     result.book = polarize(result.net, diags);
   }
 
 private:
-  /// The names a net definition's text refers to (`@name`).
-  std::vector<llvm::StringRef> refsOfNet(llvm::StringRef text) {
-    std::vector<llvm::StringRef> refs;
-    for (size_t at = text.find('@'); at != llvm::StringRef::npos; at = text.find('@', at + 1)) {
-      size_t end = at + 1;
-      while (end < text.size() && (isalnum(static_cast<unsigned char>(text[end])) ||
-                                   llvm::StringRef("_./-").contains(text[end])))
-        ++end;
-      refs.push_back(result.hir->save(text.slice(at + 1, end)));
-    }
-    return refs;
-  }
-
   bool check(const char *pass) {
     if (!options.verifyEachPass)
       return true;
