@@ -26,6 +26,12 @@ enum class TreeKind : uint8_t {
   Swi, // ?(a b)
 };
 
+/// Con, Dup, Opr and Swi are nodes with two children; the rest are leaves.
+inline bool isNodeKind(TreeKind kind) {
+  return kind == TreeKind::Con || kind == TreeKind::Dup || kind == TreeKind::Opr ||
+         kind == TreeKind::Swi;
+}
+
 /// Index of a tree in Book::trees.
 struct TreeId {
   uint32_t index = ~0u;

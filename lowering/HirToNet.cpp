@@ -25,10 +25,6 @@ struct Node {
   bool alive = true;
 };
 
-bool binary(TreeKind k) {
-  return k == TreeKind::Con || k == TreeKind::Dup || k == TreeKind::Opr || k == TreeKind::Swi;
-}
-
 /// One definition's net as nodes and the wires between their ports.
 class NetGraph {
 public:
@@ -127,7 +123,7 @@ public:
         tree.role = node.role;
         net::TreeId id = book.add(tree);
         *f.dest = id;
-        if (binary(node.kind)) {
+        if (net::isNodeKind(node.kind)) {
           // Children are written once both are built; ids are stable indices.
           ChildPair &slot = childSlots.emplace_back(id);
           work.push_back({end(n, 2), &slot.snd});
@@ -313,7 +309,7 @@ net::TreeId copyTree(const net::Book &from, net::TreeId id, net::Book &to) {
   net::Tree copy = t;
   if (t.kind == TreeKind::Var || t.kind == TreeKind::Ref)
     copy.value = to.intern(from.names[t.value]);
-  if (binary(t.kind)) {
+  if (net::isNodeKind(t.kind)) {
     copy.fst = copyTree(from, t.fst, to);
     copy.snd = copyTree(from, t.snd, to);
   }

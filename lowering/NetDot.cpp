@@ -97,8 +97,7 @@ void DotWriter::drawTree(TreeId top, Place parent) {
         os << " [label=\"" << at.port << "\", tailport=" << compass(at.port) << "]";
       os << ";\n";
     }
-    if (tree.kind == TreeKind::Con || tree.kind == TreeKind::Dup || tree.kind == TreeKind::Opr ||
-        tree.kind == TreeKind::Swi) {
+    if (net::isNodeKind(tree.kind)) {
       stack.push_back({tree.snd, {id, 2}});
       stack.push_back({tree.fst, {id, 1}});
     }

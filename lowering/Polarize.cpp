@@ -19,11 +19,6 @@ using net::TreeKind;
 
 constexpr uint32_t NoIndex = ~0u;
 
-bool isNodeKind(TreeKind kind) {
-  return kind == TreeKind::Con || kind == TreeKind::Dup || kind == TreeKind::Opr ||
-         kind == TreeKind::Swi;
-}
-
 /// Union-find whose elements carry a parity relative to their root: two
 /// elements of one set have equal or opposite polarities, and joining sets
 /// with a relation that closes an odd cycle is a contradiction.
@@ -541,7 +536,7 @@ bool Polarizer::build(rt::DefInfo &defInfo) {
 
   for (TreeId t : trees) {
     const net::Tree &tree = book[t];
-    if (!isNodeKind(tree.kind))
+    if (!net::isNodeKind(tree.kind))
       continue;
     TreeId children[2] = {tree.fst, tree.snd};
     for (unsigned i = 0; i < 2; ++i)

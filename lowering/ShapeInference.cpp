@@ -172,8 +172,7 @@ ShapeClasses inferShapes(const net::Book &book) {
       case TreeKind::Opr: // numbers carry no type
         break;
       }
-      if (tree.kind == TreeKind::Con || tree.kind == TreeKind::Dup || tree.kind == TreeKind::Opr ||
-          tree.kind == TreeKind::Swi) {
+      if (net::isNodeKind(tree.kind)) {
         stack.push_back(tree.snd);
         stack.push_back(tree.fst);
       }
