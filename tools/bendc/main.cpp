@@ -119,6 +119,20 @@ bool writeHvmFile(const net::Book &book) {
   return true;
 }
 
+/// Prints the net stage --emit asks for (hvm, net or dot); false for any other.
+bool printNetStage(const net::Book &netBook, const rt::Book &book,
+                   ArrayRef<StringRef> drawOnly = {}) {
+  if (emitStage == "hvm")
+    printHvmBook(outs(), netBook);
+  else if (emitStage == "net")
+    lowering::printPolarizedBook(outs(), book);
+  else if (emitStage == "dot")
+    lowering::printDot(outs(), netBook, drawOnly);
+  else
+    return false;
+  return true;
+}
+
 int runHvmInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
   std::optional<net::Book> netBook = readHvmBook(sources, buffer, diags);
   if (!netBook || diags.hasErrors())
@@ -128,18 +142,8 @@ int runHvmInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
     return finishWithDiagnostics(diags);
   renderDiagnostics(diags); // warnings, if any
 
-  if (emitStage == "hvm") {
-    printHvmBook(outs(), *netBook);
+  if (printNetStage(*netBook, *book))
     return ExitOk;
-  }
-  if (emitStage == "net") {
-    lowering::printPolarizedBook(outs(), *book);
-    return ExitOk;
-  }
-  if (emitStage == "dot") {
-    lowering::printDot(outs(), *netBook);
-    return ExitOk;
-  }
   if (!emitStage.empty()) {
     errs() << "bendc: error: --emit=" << emitStage
            << " is not available for .hvm input (use hvm, net or dot)\n";
@@ -215,23 +219,13 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
     hir::printModule(outs(), *compiled.hir);
     return ExitOk;
   }
-  if (emitStage == "hvm") {
-    printHvmBook(outs(), compiled.net);
+  // A drawing shows the program's own definitions; the prelude's would drown them.
+  std::vector<StringRef> mine;
+  for (const hir::Function &fn : compiled.hir->functions)
+    if (!fn.builtin && emitStage == "dot")
+      mine.push_back(fn.name == compiled.hir->entry ? StringRef("main") : fn.name);
+  if (printNetStage(compiled.net, *compiled.book, mine))
     return ExitOk;
-  }
-  if (emitStage == "net") {
-    lowering::printPolarizedBook(outs(), *compiled.book);
-    return ExitOk;
-  }
-  if (emitStage == "dot") {
-    // The program's own definitions; the prelude's would drown them.
-    std::vector<StringRef> mine;
-    for (const hir::Function &fn : compiled.hir->functions)
-      if (!fn.builtin)
-        mine.push_back(fn.name == compiled.hir->entry ? StringRef("main") : fn.name);
-    lowering::printDot(outs(), compiled.net, mine);
-    return ExitOk;
-  }
   if (!outputPath.empty()) {
     if (!writeHvmFile(compiled.net))
       return ExitInputError;
