@@ -45,17 +45,12 @@ const Function *Module::find(llvm::StringRef name) const {
   return const_cast<Module *>(this)->find(name);
 }
 
-void substituteUses(Function &fn, const std::vector<WireId> &subst) {
-  auto resolve = [&](WireId w) {
-    for (unsigned guard = 0; w < subst.size() && subst[w] != NoWire && guard < subst.size(); ++guard)
-      w = subst[w];
-    return w;
-  };
-  forEachBlock(fn.body, [&](Block &b) {
-    b.result = resolve(b.result);
+void renameUses(Block &block, llvm::function_ref<WireId(WireId)> rename) {
+  forEachBlock(block, [&](Block &b) {
+    b.result = rename(b.result);
     for (Inst &i : b.insts)
       for (WireId &w : i.ins)
-        w = resolve(w);
+        w = rename(w);
   });
 }
 

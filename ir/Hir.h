@@ -24,6 +24,7 @@
 #pragma once
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringMap.h"
@@ -187,9 +188,10 @@ template <typename Fn> void forEachBlock(Block &block, Fn fn) {
   }
 }
 
-/// Replaces every use of a wire by `subst[wire]` when that is not NoWire,
-/// following chains. Used by passes that make one wire stand for another.
-void substituteUses(Function &fn, const std::vector<WireId> &subst);
+/// Replaces every use of a wire (operands and results) in `block` and the
+/// blocks inside it by `rename(wire)`. For passes that make one wire stand
+/// for another.
+void renameUses(Block &block, llvm::function_ref<WireId(WireId)> rename);
 
 /// Text form (`--emit=hir`).
 void printFunction(llvm::raw_ostream &os, const Function &fn);

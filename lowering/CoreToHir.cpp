@@ -81,8 +81,15 @@ public:
       subst[w] = target;
       any = true;
     }
-    if (any)
-      substituteUses(fn, subst);
+    if (!any)
+      return;
+    // `$x` bound by a let stands for the let's value (which may itself be
+    // such an alias).
+    renameUses(fn.body, [&](WireId w) {
+      for (unsigned guard = 0; w < subst.size() && subst[w] != NoWire && guard < subst.size(); ++guard)
+        w = subst[w];
+      return w;
+    });
   }
 
   bool failed = false;

@@ -12,18 +12,6 @@ namespace bendc::hir {
 
 namespace {
 
-/// Renames the uses of `from` to `to` in `block` and everything inside it.
-void renameUses(Block &block, const llvm::DenseMap<WireId, WireId> &rename) {
-  forEachBlock(block, [&](Block &b) {
-    if (auto it = rename.find(b.result); it != rename.end())
-      b.result = it->second;
-    for (Inst &i : b.insts)
-      for (WireId &w : i.ins)
-        if (auto it = rename.find(w); it != rename.end())
-          w = it->second;
-  });
-}
-
 /// The wires bound right around a switch (Bend's "alt" linearization moves
 /// only these): the params of the switch's own block and what the block's
 /// instructions define.
@@ -74,7 +62,10 @@ void linearizeMatches(Module &module, MatchLinearization level) {
           rename[v] = p;
           arm->params.push_back(p);
         }
-        renameUses(*arm, rename);
+        renameUses(*arm, [&](WireId w) {
+          auto it = rename.find(w);
+          return it == rename.end() ? w : it->second;
+        });
       }
       swi.ins.append(vars.begin(), vars.end());
     }
