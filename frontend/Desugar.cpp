@@ -103,7 +103,7 @@ core::Term *Desugarer::selfRef(Lift *lift, SourceRange range) {
   return p;
 }
 
-core::Term *Desugarer::endLift(Lift *lift, Term *body, SourceRange range) {
+core::Term *Desugarer::closeLift(Lift *lift, Term *body, SourceRange range) {
   size_t boundary = scope.size();
   while (boundary > 0 && !(scope[boundary - 1].kind == BindKind::Boundary &&
                            scope[boundary - 1].lift == lift))
@@ -114,6 +114,12 @@ core::Term *Desugarer::endLift(Lift *lift, Term *body, SourceRange range) {
   SMLoc loc = at(range);
   for (auto it = lift->captures.rbegin(); it != lift->captures.rend(); ++it)
     body = lam(prog.save(*it), body, loc);
+  return body;
+}
+
+core::Term *Desugarer::endLift(Lift *lift, Term *body, SourceRange range) {
+  body = closeLift(lift, body, range);
+  SMLoc loc = at(range);
   for (Term *p : lift->selfRefs) {
     if (lift->captures.empty())
       continue;
@@ -123,7 +129,7 @@ core::Term *Desugarer::endLift(Lift *lift, Term *body, SourceRange range) {
     new (p) core::AppTerm(p->loc, chain, var(prog.save(lift->captures.back()), p->loc));
   }
   lift->done = true;
-  facts.defs[lift->name] = TypingFacts::Def{nullptr, file, checkedDef, true};
+  facts.defs[lift->name] = TypingFacts::Def{nullptr, file, checkedDef, true, {}, false};
   prog.defs.push_back(core::Definition{prog.save(lift->name), body, loc, file->builtin});
   return selfRef(lift, range);
 }
@@ -728,8 +734,9 @@ core::Term *Desugarer::askExpr(Pat *pat, Term *value, llvm::function_ref<Term *(
                  "reference to undefined function '" + bind + "'");
     return bindPattern(pat, value, rest);
   }
-  // The continuation is deferred: `bind` receives λd (d lifted captures...),
-  // and `undefer` applies it to the identity, as Bend's prelude expects.
+  // The continuation is deferred, as Bend does it: `bind` receives
+  // λd (d (λcaptures... λpat rest) captures...), and `undefer` applies it to
+  // the identity. A lift finds the captures; the closure stays in place.
   Lift *lift = beginLift("bind");
   Term *body;
   if (auto *v = llvm::dyn_cast<VarPat>(pat)) {
@@ -743,19 +750,11 @@ core::Term *Desugarer::askExpr(Pat *pat, Term *value, llvm::function_ref<Term *(
     StringRef p = fresh("ask");
     body = lam(p, bindPattern(pat, var(p, loc), rest), loc);
   }
-  Term *cont = endLift(lift, body, range);
-  // `cont` is the lifted definition applied to its captures; `d` receives
-  // them one by one, so the definition is not applied (and not expanded)
-  // until the continuation is undeferred.
-  llvm::SmallVector<Term *, 4> spine;
-  while (auto *a = llvm::dyn_cast<core::AppTerm>(cont)) {
-    spine.push_back(a->arg);
-    cont = a->fun;
-  }
+  Term *closed = closeLift(lift, body, range);
   StringRef d = fresh("defer");
-  Term *call = app(var(d, loc), cont, loc);
-  for (auto it = spine.rbegin(); it != spine.rend(); ++it)
-    call = app(call, *it, loc);
+  Term *call = app(var(d, loc), closed, loc);
+  for (const std::string &c : lift->captures)
+    call = app(call, lookup(prog.save(c), range), loc);
   Term *nxt = lam(d, call, loc);
   return callGlobal(bind, {value, nxt}, range);
 }

@@ -153,6 +153,9 @@ private:
   /// Closes a lift: defines `name = λcaptures body` and returns the call
   /// `(name captures...)` as seen from the enclosing scope.
   core::Term *endLift(Lift *lift, core::Term *body, SourceRange range);
+  /// Closes a lift without making it a definition: `body` under one λ per
+  /// capture, in the order they were met. The caller applies it to them.
+  core::Term *closeLift(Lift *lift, core::Term *body, SourceRange range);
   core::Term *selfRef(Lift *lift, SourceRange range);
   core::Term *placeholder(llvm::StringRef name, llvm::SMLoc loc);
 
