@@ -80,6 +80,7 @@ int exitCodeFor(RunStatus status) {
   case RunStatus::NoDevice:
   case RunStatus::DeviceError: return 3;
   case RunStatus::Fault: return 4;
+  case RunStatus::Interrupted: return 130;
   }
   return 4;
 }

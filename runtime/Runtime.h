@@ -3,6 +3,7 @@
 // reduces `@main` to normal form and reads the result back.
 #pragma once
 
+#include "runtime/Io.h"
 #include "runtime/common/Book.h"
 #include "runtime/common/Rules.h"
 
@@ -18,6 +19,14 @@ struct RunOptions {
   Backend backend = Backend::Auto;
   unsigned threads = 0;   // CPU worker threads; 0 = every hardware thread
   uint64_t memBytes = 0;  // net memory; 0 = defaultMemBytes()
+  /// Run the IO protocol when the result is an IO call (see Io.h), with
+  /// these streams.
+  bool io = true;
+  IoConfig streams;
+  /// Draw a progress line on `streams.err` (the caller checks it is a terminal).
+  bool progress = false;
+  /// Set asynchronously (Ctrl-C) to stop the run with RunStatus::Interrupted.
+  const std::atomic<bool> *cancel = nullptr;
 };
 
 enum class RunStatus : uint8_t {
@@ -26,6 +35,7 @@ enum class RunStatus : uint8_t {
   Fault,           // the net broke an invariant of polarized nets
   NoDevice,        // --backend=cuda without a usable device or CUDA build
   DeviceError,     // a CUDA call or kernel launch failed
+  Interrupted,     // `cancel` was set
 };
 
 struct RunStats {
@@ -35,6 +45,7 @@ struct RunStats {
   unsigned threads = 0;
   uint64_t peakNodes = 0;    // nodes ever handed out (memory high-water mark)
   std::string backend;       // "cpu" or "cuda (<device name>)"
+  uint64_t ioCalls = 0;      // IO calls performed
 };
 
 struct RunResult {

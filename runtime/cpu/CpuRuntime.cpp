@@ -1,4 +1,6 @@
 #include "runtime/cpu/CpuRuntime.h"
+#include "runtime/NetHost.h"
+#include "runtime/Progress.h"
 #include "runtime/common/Interact.h"
 #include "runtime/common/Readback.h"
 #include "runtime/cpu/Arena.h"
@@ -42,6 +44,10 @@ constexpr Loc ChunkNodes = Loc(1) << 15;
 /// Nodes touched before the clock starts (32 MiB of slots): enough for small
 /// programs to never fault a page while timed, small enough to cost little.
 constexpr Loc PretouchNodes = Loc(1) << 21;
+/// Interactions worker 0 performs alone when a round starts from the host
+/// (an IO call's continuation): most such rounds are small, and starting the
+/// other threads would cost more than they do.
+constexpr uint64_t SoloBudget = uint64_t(1) << 16;
 
 /// State every worker shares.
 struct Shared {
@@ -62,6 +68,7 @@ struct Shared {
   std::atomic<int> failure{int(RunStatus::Ok)};
   std::atomic<uint8_t> fault{uint8_t(Fault::None)};
   std::atomic<uint16_t> faultTags{0}; // negative tag << 8 | positive tag
+  const std::atomic<bool> *cancel = nullptr;
 
   void fail(RunStatus status) {
     int expected = int(RunStatus::Ok);
@@ -71,6 +78,12 @@ struct Shared {
     poolCv.notify_all();
   }
   bool failed() const { return failure.load(std::memory_order_relaxed) != int(RunStatus::Ok); }
+  /// Checked every few interactions: a failure elsewhere, or Ctrl-C.
+  bool shouldStop() {
+    if (cancel && cancel->load(std::memory_order_relaxed))
+      fail(RunStatus::Interrupted);
+    return failed();
+  }
 };
 
 /// One worker thread; also the context the interaction engine runs in.
@@ -131,15 +144,29 @@ public:
   }
 
   void runLoop();
+  /// Reduces alone for at most `budget` interactions; true when the stack is
+  /// empty (or the run failed).
+  bool runSolo(uint64_t budget);
+  bool hasWork() const { return !stack.empty(); }
 
-  std::array<uint64_t, RuleCount> counts{};
-
-private:
   /// Makes sure `n` nodes can be allocated without checks.
   bool reserve(uint64_t n) {
     if (freeCount + (bumpEnd - bump) >= n)
       return true;
     return refill(n);
+  }
+
+  std::array<uint64_t, RuleCount> counts{};
+  /// The interactions of this worker, published now and then for the
+  /// progress line.
+  std::atomic<uint64_t> published{0};
+
+private:
+  void publish() {
+    uint64_t total = 0;
+    for (uint64_t c : counts)
+      total += c;
+    published.store(total, std::memory_order_relaxed);
   }
   bool refill(uint64_t n);
   void shareWork();
@@ -222,15 +249,90 @@ void Worker::runLoop() {
       stack.pop_back();
       interact(*this, r.neg, r.pos, ruleTable.rules[tagOf(r.neg)][tagOf(r.pos)]);
       if ((++tick & 127) == 0) {
-        if (shared.failed())
+        if (shared.shouldStop())
           return;
+        if ((tick & 8191) == 0)
+          publish();
         if (shared.hungry.load(std::memory_order_relaxed) != 0 && stack.size() > 1 &&
             shared.poolSize.load(std::memory_order_relaxed) == 0)
           shareWork();
       }
     }
+    publish();
   } while (waitForWork());
 }
+
+bool Worker::runSolo(uint64_t budget) {
+  uint32_t need = shared.reserveNodes;
+  uint32_t tick = 0;
+  while (!stack.empty()) {
+    if (budget-- == 0)
+      return false;
+    if (!reserve(need))
+      return true;
+    Redex r = stack.back();
+    stack.pop_back();
+    interact(*this, r.neg, r.pos, ruleTable.rules[tagOf(r.neg)][tagOf(r.pos)]);
+    if ((++tick & 127) == 0 && shared.shouldStop())
+      return true;
+  }
+  publish();
+  return true;
+}
+
+/// The net between rounds: the host's view of it (through worker 0, which
+/// holds the redexes the host creates) and the rounds that reduce it.
+class CpuNet final : public NetHost {
+public:
+  CpuNet(Shared &shared, std::vector<std::unique_ptr<Worker>> &workers)
+      : shared(shared), workers(workers), host(*workers[0]) {}
+
+  const Book &book() const override { return *shared.book; }
+  Term load(Loc slot) override { return host.load(slot); }
+  void store(Loc slot, Term t) override { host.store(slot, t); }
+  bool reserve(uint64_t n) override { return !shared.failed() && host.reserve(n); }
+  Loc alloc() override { return host.alloc(); }
+  void release(Loc node) override { host.release(node); }
+  void killSlot(Loc slot) override { detail::killSlot(host, slot); }
+  void link(Term neg, Term pos) override { rt::link(host, neg, pos); }
+  Term expandRef(uint32_t id) override {
+    host.count(Rule::Call);
+    return expand(host, id);
+  }
+
+  bool reduce() override {
+    if (shared.failed())
+      return false;
+    if (host.runSolo(SoloBudget))
+      return !shared.failed();
+    return reduceInParallel();
+  }
+
+  /// A round on every thread, from the redexes in worker 0's stack.
+  bool reduceInParallel() {
+    {
+      std::lock_guard<std::mutex> lock(shared.poolMutex);
+      shared.done = false;
+      shared.idle = 0;
+    }
+    if (shared.threads == 1) {
+      host.runLoop();
+    } else {
+      std::vector<std::thread> pool;
+      for (unsigned t = 1; t < shared.threads; ++t)
+        pool.emplace_back([this, t] { workers[t]->runLoop(); });
+      host.runLoop();
+      for (auto &th : pool)
+        th.join();
+    }
+    return !shared.failed();
+  }
+
+private:
+  Shared &shared;
+  std::vector<std::unique_ptr<Worker>> &workers;
+  Worker &host;
+};
 
 } // namespace
 
@@ -251,6 +353,7 @@ RunResult runCpu(const Book &book, const RunOptions &options) {
   shared.book = &book;
   shared.threads = threads;
   shared.reserveNodes = maxNodesPerInteraction(book);
+  shared.cancel = options.cancel;
 
   // Map the first pages of the arena before the clock starts, in parallel.
   {
@@ -266,19 +369,31 @@ RunResult runCpu(const Book &book, const RunOptions &options) {
   std::vector<std::unique_ptr<Worker>> workers;
   for (unsigned t = 0; t < threads; ++t)
     workers.push_back(std::make_unique<Worker>(shared, scratch[t]));
+  CpuNet net(shared, workers);
+
+  std::unique_ptr<ProgressLine> progress;
+  if (options.progress)
+    progress = std::make_unique<ProgressLine>(options.streams.err, [&] {
+      ProgressSample s;
+      for (auto &w : workers)
+        s.interactions += w->published.load(std::memory_order_relaxed);
+      s.bytesInUse = std::min<Loc>(shared.nextChunk.load(std::memory_order_relaxed), arena.nodeCount()) *
+                     Arena::bytesPerNode;
+      return s;
+    });
+  IoConfig streams = options.streams;
+  streams.progress = progress.get();
+  streams.cancel = options.cancel;
+  IoSession io(streams);
 
   auto start = std::chrono::steady_clock::now();
   workers[0]->boot(book.mainId);
-  if (threads == 1) {
-    workers[0]->runLoop();
-  } else {
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t)
-      pool.emplace_back([&, t] { workers[t]->runLoop(); });
-    for (auto &th : pool)
-      th.join();
-  }
+  if (net.reduceInParallel() && options.io)
+    io.run(net, RootSlot);
+  io.flushOutput();
+  progress.reset();
   auto stop = std::chrono::steady_clock::now();
+  result.stats.ioCalls = io.calls();
 
   RunStats &stats = result.stats;
   stats.seconds = std::chrono::duration<double>(stop - start).count();
@@ -313,6 +428,9 @@ RunResult runCpu(const Book &book, const RunOptions &options) {
                          : "invalid net: a redex joined two terms of the same polarity (" + what + ")";
     break;
   }
+  case RunStatus::Interrupted:
+    result.message = "interrupted";
+    break;
   default:
     break;
   }

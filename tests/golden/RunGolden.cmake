@@ -1,5 +1,14 @@
 # Runs bendc on one golden input and compares stdout+stderr and the exit code
 # with <input>.expected. Invoked by ctest; see bendc_golden_dir in tests/CMakeLists.txt.
+#
+# Directives, each on a line of its own (`#` or `//` first):
+#   ARGS: ...          (first line) bendc's arguments instead of --run/--check
+#   PROGRAM_ARGS: ...  arguments after the file name
+#   STDIN: <file>      the program's stdin (a file next to the input); else empty
+#   MERGE_OUTPUT       stdout and stderr in one stream, in the order written
+# With -DSCRATCH=<dir> the program runs in a fresh folder under <dir> holding a
+# copy of the input, of <input>.files/* and of -DFFI_LIBRARY (if given), so it
+# may create and change files.
 file(STRINGS ${INPUT} first_line LIMIT_COUNT 1)
 # A line `# PROGRAM_ARGS: ...` (shell-quoted, no `;`) gives the arguments that
 # follow the file name, those of `bendc --run FILE ARG...`.
@@ -19,14 +28,45 @@ elseif(ext STREQUAL ".hvm")
 else()
   set(args --check)
 endif()
+set(stdin_file /dev/null)
+file(STRINGS ${INPUT} stdin_line REGEX "^(//|#) STDIN:" LIMIT_COUNT 1 ENCODING UTF-8)
+if(stdin_line MATCHES "^(//|#) STDIN: *(.*)$")
+  set(stdin_file ${dir}/${CMAKE_MATCH_2})
+endif()
+file(STRINGS ${INPUT} merge_line REGEX "^(//|#) MERGE_OUTPUT" LIMIT_COUNT 1 ENCODING UTF-8)
+set(run_dir ${dir})
+if(DEFINED SCRATCH)
+  string(MD5 tag "${INPUT}${EXTRA_ARGS}")
+  set(run_dir ${SCRATCH}/${name}-${tag})
+  file(REMOVE_RECURSE ${run_dir})
+  file(MAKE_DIRECTORY ${run_dir})
+  file(COPY ${INPUT} DESTINATION ${run_dir})
+  if(IS_DIRECTORY ${INPUT}.files)
+    file(GLOB fixtures ${INPUT}.files/*)
+    file(COPY ${fixtures} DESTINATION ${run_dir})
+  endif()
+  if(DEFINED FFI_LIBRARY)
+    file(COPY ${FFI_LIBRARY} DESTINATION ${run_dir})
+  endif()
+endif()
 # The HIR verifier runs after every pass of every golden compile.
 set(ENV{BENDC_VERIFY_PASSES} 1)
 # Paths in messages are relative to the test's folder, so expectations do not
 # depend on where the checkout lives.
+if(merge_line)
+  set(err_var out)
+else()
+  set(err_var err)
+endif()
+set(err "")
 execute_process(COMMAND ${BENDC} ${args} ${EXTRA_ARGS} ${name} ${program_args}
-                WORKING_DIRECTORY ${dir}
-                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc
+                WORKING_DIRECTORY ${run_dir}
+                INPUT_FILE ${stdin_file}
+                OUTPUT_VARIABLE out ERROR_VARIABLE ${err_var} RESULT_VARIABLE rc
                 TIMEOUT 120)
+if(DEFINED SCRATCH)
+  file(REMOVE_RECURSE ${run_dir})
+endif()
 string(REGEX REPLACE "- (TIME|MIPS|NODES):[^\n]*\n" "" out "${out}")
 set(actual "${out}${err}exit: ${rc}\n")
 if(DEFINED ENV{BENDC_UPDATE_GOLDEN})

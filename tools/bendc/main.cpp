@@ -1,7 +1,8 @@
 // The bendc command line: compile Bend or .hvm to a net book, run it, check it.
 // Only this file decides what is printed and which exit code is returned:
 //   0 success, 1 errors in the input, 2 bad command line,
-//   3 out of resources (memory, GPU), 4 the net broke a runtime invariant.
+//   3 out of resources (memory, GPU), 4 the net broke a runtime invariant,
+//   130 interrupted (Ctrl-C).
 #include "FrontendOptions.h"
 #include "frontend/Diagnostic.h"
 #include "frontend/Frontend.h"
@@ -22,9 +23,12 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <cinttypes>
+#include <csignal>
 #include <cstdio>
 #include <optional>
+#include <unistd.h>
 
 using namespace llvm;
 using namespace bendc;
@@ -48,6 +52,9 @@ cl::opt<std::string> emitStage("emit",
                                cl::value_desc("stage"), cl::cat(category));
 cl::opt<unsigned> threadCount("threads", cl::desc("CPU worker threads (default: all hardware threads)"),
                               cl::init(0), cl::cat(category));
+cl::opt<bool> quietFlag("quiet", cl::desc("No progress line on the terminal during long runs"),
+                        cl::cat(category));
+cl::alias quietShort("q", cl::aliasopt(quietFlag), cl::desc("Alias for --quiet"), cl::cat(category));
 cl::opt<std::string> memSize("mem", cl::desc("Memory for the net, e.g. 512M or 4G (default: half of RAM)"),
                              cl::value_desc("size"), cl::cat(category));
 // Created in main(): LLVM's Support library owns an option named `stats` too.
@@ -75,6 +82,23 @@ void printStats(const rt::RunStats &s) {
   outs() << "- THREADS: " << s.threads << "\n";
   outs() << "- NODES: " << s.peakNodes << " (" << (s.peakNodes * 17 >> 20) << " MiB)\n";
   outs() << "- BACKEND: " << s.backend << "\n";
+  if (s.ioCalls)
+    outs() << "- IO CALLS: " << s.ioCalls << "\n";
+}
+
+/// Set by the first Ctrl-C; the run stops, flushes what the program wrote
+/// and exits with 130. A second Ctrl-C kills bendc at once.
+std::atomic<bool> interrupted{false};
+
+void onInterrupt(int) { interrupted.store(true); }
+
+void catchInterrupts() {
+  struct sigaction action = {};
+  action.sa_handler = onInterrupt;
+  sigemptyset(&action.sa_mask);
+  // No SA_RESTART: a read of stdin or a sleep returns so the run can stop.
+  action.sa_flags = SA_RESETHAND;
+  sigaction(SIGINT, &action, nullptr);
 }
 
 /// Reduces `book`; `show` turns the normal form into the text after "Result: ".
@@ -89,6 +113,12 @@ int runBook(const rt::Book &book,
     errs() << "bendc: error: invalid --mem size '" << memSize << "' (examples: 512M, 4G)\n";
     return ExitUsage;
   }
+  options.progress = !quietFlag && isatty(STDERR_FILENO);
+  options.cancel = &interrupted;
+  catchInterrupts();
+  // What bendc printed so far comes before what the program prints.
+  outs().flush();
+  errs().flush();
   rt::RunResult r = rt::run(book, options);
   if (r.status != rt::RunStatus::Ok) {
     outs().flush();

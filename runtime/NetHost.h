@@ -1,0 +1,42 @@
+// Host access to a quiescent net: what code outside the reducer (the IO
+// protocol, foreign functions) needs to read values out of net memory, build
+// new ones and hand redexes back to the reducer. A backend implements it over
+// its own memory; between two calls of `reduce` no rule runs, so the host is
+// the only one touching the net.
+#pragma once
+
+#include "runtime/common/Book.h"
+#include "runtime/common/Term.h"
+
+#include <cstdint>
+
+namespace bendc::rt {
+
+class NetHost {
+public:
+  virtual ~NetHost() = default;
+
+  virtual const Book &book() const = 0;
+  virtual Term load(Loc slot) = 0;
+  virtual void store(Loc slot, Term t) = 0;
+  /// Makes sure `n` nodes can be allocated; false when memory ran out (the
+  /// run has then failed with OutOfMemory).
+  virtual bool reserve(uint64_t n) = 0;
+  virtual Loc alloc() = 0;
+  /// Gives back a node whose both slots the host consumed.
+  virtual void release(Loc node) = 0;
+  /// The substitution entry in `slot` was read by the end of its wire: the
+  /// slot is dead (its node is freed with its other slot).
+  virtual void killSlot(Loc slot) = 0;
+  /// Joins a negative term with a positive one; the redex, if any, waits for
+  /// the next `reduce`.
+  virtual void link(Term neg, Term pos) = 0;
+  /// Copies definition `id` into the net (counted as a call); returns its
+  /// positive root. Its redexes wait for the next `reduce`.
+  virtual Term expandRef(uint32_t id) = 0;
+  /// Reduces every pending redex; false when the run failed (out of memory,
+  /// a fault, an interrupt).
+  virtual bool reduce() = 0;
+};
+
+} // namespace bendc::rt
