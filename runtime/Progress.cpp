@@ -16,7 +16,7 @@ std::string scaled(double value, const char *const *units, unsigned count, doubl
     ++u;
   }
   char text[32];
-  snprintf(text, sizeof text, "%.1f%s", value, units[u]);
+  snprintf(text, sizeof text, u ? "%.1f%s" : "%.0f%s", value, units[u]);
   return text;
 }
 } // namespace
