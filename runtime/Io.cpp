@@ -747,13 +747,85 @@ Term IoSession::Impl::ioDlCall(Term argm) {
   }
   if (!fn) {
     drop(a[2]);
-    return messageError("symbol '" + symbol + "' is null");
+    std::string why = "symbol '";
+    why += symbol;
+    why += "' is null";
+    return messageError(why);
   }
   bendc_ffi ffi{BENDC_FFI_VERSION, this, ffiReadNumber, ffiReadBytes, ffiReadPair, ffiDrop,
                 ffiU24,            ffiI24, ffiF24,       ffiBytes,     ffiPair,     ffiUnit};
   fflush(config.out); // what the program printed comes before what the library prints
   Term result = reinterpret_cast<bendc_ffi_function>(fn)(&ffi, a[2]);
   return ok(result);
+}
+
+namespace {
+
+/// A term and the memory it lives in: the net, or the template of a
+/// definition (whose node and variable payloads are local).
+struct ReadOnly {
+  const Term *slots;
+  const Book &book;
+
+  struct At {
+    Term term;
+    int64_t def = -1;
+  };
+
+  Term load(int64_t def, Loc slot) const {
+    return def < 0 ? slots[slot] : book.slots[book.defs[size_t(def)].firstSlot + slot];
+  }
+
+  /// Follows variables and redex-free references; stops at anything else.
+  At resolve(At a) const {
+    for (unsigned guard = 0; guard < 1u << 20; ++guard) {
+      if (tagOf(a.term) == tag::Var) {
+        Term there = load(a.def, payloadOf(a.term));
+        if (!isPositive(there))
+          return a;
+        a.term = there;
+        continue;
+      }
+      if (tagOf(a.term) == tag::Ref && refOf(a.term) < book.defs.size() &&
+          book.defs[refOf(a.term)].redexCount == 0) {
+        a = {book.defs[refOf(a.term)].root, int64_t(refOf(a.term))};
+        continue;
+      }
+      return a;
+    }
+    return a;
+  }
+
+  bool isCall(Loc root) const {
+    At top = resolve({slots[root], -1});
+    if (tagOf(top.term) != tag::Lam)
+      return false;
+    Loc lam = nodeOf(top.term);
+    llvm::SmallVector<Loc, 8> apps;
+    Term t = load(top.def, slotOf(lam, 0));
+    while (tagOf(t) == tag::App && apps.size() < 5) {
+      apps.push_back(nodeOf(t));
+      t = load(top.def, slotOf(nodeOf(t), 1));
+    }
+    if (apps.size() != 5 || t != subTerm() ||
+        load(top.def, slotOf(lam, 1)) != varTerm(slotOf(apps.back(), 1)))
+      return false;
+    At tg = resolve({load(top.def, slotOf(apps[0], 0)), top.def});
+    if (tagOf(tg.term) != tag::Num || num::u24Of(numOf(tg.term)) != IoCall)
+      return false;
+    At magic = resolve({load(top.def, slotOf(apps[1], 0)), top.def});
+    if (tagOf(magic.term) != tag::Tup)
+      return false;
+    At high = resolve({load(magic.def, slotOf(nodeOf(magic.term), 0)), magic.def});
+    At low = resolve({load(magic.def, slotOf(nodeOf(magic.term), 1)), magic.def});
+    return high.term == numTerm(num::makeU24(MagicHigh)) && low.term == numTerm(num::makeU24(MagicLow));
+  }
+};
+
+} // namespace
+
+bool isIoCall(const Term *slots, const Book &book, Loc rootSlot) {
+  return ReadOnly{slots, book}.isCall(rootSlot);
 }
 
 IoSession::IoSession(const IoConfig &config) : impl(std::make_unique<Impl>(config)) {

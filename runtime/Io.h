@@ -54,6 +54,12 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+/// Whether the value at `rootSlot` of a quiescent net is an IO call, read
+/// without changing anything: references are looked up in the book when
+/// their definitions have no redexes (as constructor tags and IO/MAGIC do).
+/// For backends that do not run IO calls themselves.
+bool isIoCall(const Term *slots, const Book &book, Loc rootSlot);
+
 /// Files a program may have open at once (descriptors 3 and up; 0, 1 and 2
 /// are stdin, stdout and stderr), and libraries it may have loaded.
 inline constexpr unsigned MaxOpenFiles = 256;

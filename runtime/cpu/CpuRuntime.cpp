@@ -410,6 +410,7 @@ RunResult runCpu(const Book &book, const RunOptions &options) {
   switch (result.status) {
   case RunStatus::Ok:
     result.result = readback(arena.slotData(), book);
+    result.ioPending = !options.io && isIoCall(arena.slotData(), book, RootSlot);
     break;
   case RunStatus::OutOfMemory:
     result.message = "out of memory: the net needed more than " + std::to_string(arena.nodeCount()) +

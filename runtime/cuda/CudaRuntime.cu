@@ -682,6 +682,7 @@ RunResult Runner::run(bool required) {
     return deviceError("copying the result back", e);
   result.status = RunStatus::Ok;
   result.result = readback(host.data(), book);
+  result.ioPending = isIoCall(host.data(), book, RootSlot);
   return result;
 }
 

@@ -245,3 +245,39 @@ TEST_CASE("a curried call meets its applications level by level, counted as HVM2
   CHECK_RESULT(pat, "1");
   CHECK(rule(pat, rt::Rule::Anni) == 2); // λ with application, pattern with pair
 }
+
+// An IO call by hand: IO/Call(magic, "X", *, λa a), a name no host function
+// has. The answer, Result/Err(IOError/Name), is what the identity
+// continuation returns.
+static const char *const UnknownIoCall =
+    "@magic = (13683217 16719857)\n"
+    "@main = ((1 (@magic (((1 (88 (((0 y) y) x))) x) (* ((a a) r))))) r)\n";
+
+TEST_CASE("an IO call runs on the host and its continuation gets the answer") {
+  for (unsigned threads : {1u, 4u}) {
+    auto o = runText(UnknownIoCall, threads);
+    CHECK_RESULT(o, "((1 (((1 x0) x0) x1)) x1)");
+    CHECK(o.run.stats.ioCalls == 1);
+    CHECK_FALSE(o.run.ioPending);
+  }
+}
+
+TEST_CASE("without IO the call is the result, and it is recognised as pending") {
+  rt::RunOptions options;
+  options.backend = rt::Backend::Cpu;
+  options.threads = 1;
+  options.memBytes = 64 << 20;
+  options.io = false;
+  auto o = testing::runText(UnknownIoCall, options);
+  REQUIRE(o.run.status == rt::RunStatus::Ok);
+  CHECK(o.run.stats.ioCalls == 0);
+  CHECK(o.run.ioPending);
+  // A value that is not a call (wrong magic) is a plain result either way.
+  auto plain = testing::runText("@main = ((1 ((1 2) (((0 y) y) (* ((a a) r))))) r)\n", options);
+  REQUIRE(plain.run.status == rt::RunStatus::Ok);
+  CHECK_FALSE(plain.run.ioPending);
+  options.io = true;
+  auto plainIo = testing::runText("@main = ((1 ((1 2) (((0 y) y) (* ((a a) r))))) r)\n", options);
+  CHECK(plainIo.run.result == plain.run.result);
+  CHECK(plainIo.run.stats.ioCalls == 0);
+}
