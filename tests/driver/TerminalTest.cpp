@@ -60,8 +60,9 @@ struct Outcome {
   int status = -1;
 };
 
-/// Runs bendc with stdout and stderr on a pseudo-terminal.
-Outcome runOnTerminal(const std::vector<std::string> &args) {
+/// Runs bendc with stdin, stdout and stderr on a pseudo-terminal; `typed` is
+/// what a person types once the program started.
+Outcome runOnTerminal(const std::vector<std::string> &args, const std::string &typed = "") {
   int master = -1;
   pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
   REQUIRE(pid >= 0);
@@ -75,6 +76,8 @@ Outcome runOnTerminal(const std::vector<std::string> &args) {
     _exit(127);
   }
   Outcome o;
+  if (!typed.empty())
+    REQUIRE(write(master, typed.data(), typed.size()) == ssize_t(typed.size()));
   char buf[4096];
   while (true) {
     ssize_t n = read(master, buf, sizeof buf);
@@ -115,6 +118,15 @@ TEST_CASE("--quiet hides the progress line") {
   CHECK(o.output.find("interactions") == std::string::npos);
   CHECK(o.output.find("start") != std::string::npos);
   CHECK(o.output.find("Result: ") != std::string::npos);
+}
+
+TEST_CASE("a program reads lines typed on the terminal") {
+  std::string program = std::string(BENDC_SOURCE_DIR) + "/samples/io/sum_stdin.bend";
+  Outcome o = runOnTerminal({"--run", program}, "5\n37\n\n");
+  CHECK(WIFEXITED(o.status));
+  CHECK(WEXITSTATUS(o.status) == 0);
+  INFO(o.output);
+  CHECK(o.output.find("sum: 42") != std::string::npos);
 }
 
 TEST_CASE("Ctrl-C stops the run and keeps what the program wrote") {
