@@ -1,4 +1,5 @@
 #include "frontend/Frontend.h"
+#include "ir/Sharing.h"
 
 #include "frontend/Parse.h"
 #include "frontend/Resolve.h"
@@ -45,6 +46,8 @@ static FrontendResult run(llvm::SourceMgr &sm, unsigned bufferId, const Frontend
     return result;
   }
   result.program = buildProgram(sm, bufferId, opts, diags);
+  if (opts.sharing && result.program && !diags.hasErrors())
+    result.shared = core::recoverSharing(*result.program).shared;
   // Core is shown only when it is complete: after an error it has holes.
   if (opts.emit == EmitStage::Core && result.program && !diags.hasErrors()) {
     llvm::raw_string_ostream os(result.emitted);

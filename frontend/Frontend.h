@@ -29,11 +29,14 @@ struct FrontendOptions {
   bool emitBuiltins = false; // --emit=core also prints the prelude's definitions
   /// Terms (fun syntax) that main is applied to, as `bend run prog ARG...` does.
   std::vector<std::string> mainArgs;
+  /// Sharing recovery (ir/Sharing.h) on the finished Core: -Osharing.
+  bool sharing = true;
 };
 
 struct FrontendResult {
   std::string emitted;                  // the text for --emit, if any
   std::unique_ptr<core::Program> program; // null when there were errors or only tokens/ast were asked
+  unsigned shared = 0;                    // subterms sharing recovery let-bound
 };
 
 /// Reads `path` into `sm`, then lexes, parses, resolves and desugars it (and

@@ -147,6 +147,33 @@ private:
   Ty *lookupVar(StringRef name);
   Ty *refType(StringRef name);
   void inferGroup(llvm::ArrayRef<unsigned> group);
+
+public:
+  /// The checked definitions that return a number when saturated.
+  void collectNumberResults(llvm::StringSet<> &out) {
+    for (const CheckedDef &d : checked) {
+      auto s = schemes.find(d.def->name);
+      if (s == schemes.end())
+        continue;
+      Ty *t = prune(s->second);
+      for (const core::Term *body = d.def->body; auto *lam = llvm::dyn_cast<core::LamTerm>(body);
+           body = lam->body) {
+        if (lam->unscoped || t->kind != TK::Arrow) {
+          t = nullptr;
+          break;
+        }
+        t = prune(t->args[1]);
+      }
+      if (!t)
+        continue;
+      // Number(a) and Integer(a): some number type, whichever it is.
+      if (t->kind == TK::Number || t->kind == TK::Integer || t->kind == TK::U24 ||
+          t->kind == TK::I24 || t->kind == TK::F24)
+        out.insert(d.def->name);
+    }
+  }
+
+private:
   std::optional<Ty *> specialize(Ty *inferred, Ty *annotation, std::string &why);
   Ty *merge(Ty *inf, Ty *ann, llvm::DenseMap<Ty *, Ty *> &chosen, bool &ok);
   bool sameType(Ty *a, Ty *b);
@@ -885,9 +912,11 @@ void Checker::show(llvm::raw_ostream &os, Ty *t, bool nested) {
 
 } // namespace
 
-void typeCheck(const core::Program &prog, const Book &book, const TypingFacts &facts,
+void typeCheck(core::Program &prog, const Book &book, const TypingFacts &facts,
                DiagnosticEngine &diags) {
-  Checker(prog, book, facts, diags).run();
+  Checker checker(prog, book, facts, diags);
+  checker.run();
+  checker.collectNumberResults(prog.numberResults);
 }
 
 } // namespace bendc::frontend

@@ -13,8 +13,10 @@ struct Book;
 struct TypingFacts;
 
 /// Infers the types of the checked definitions in dependency order and
-/// reports every definition whose body or annotation does not type.
-void typeCheck(const core::Program &prog, const Book &book, const TypingFacts &facts,
+/// reports every definition whose body or annotation does not type. Records
+/// in `prog.numberResults` the checked definitions whose type says they
+/// return a number once given as many arguments as their leading λs take.
+void typeCheck(core::Program &prog, const Book &book, const TypingFacts &facts,
                DiagnosticEngine &diags);
 
 } // namespace bendc::frontend

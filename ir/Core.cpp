@@ -5,6 +5,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace bendc::core {
@@ -225,6 +226,66 @@ void collectRefs(const Term *root, llvm::SmallVectorImpl<llvm::StringRef> &out) 
     default: break;
     }
   }
+}
+
+bool decodeMatch(AdtEncoding encoding, const AppTerm *t, const MatchShape &shape,
+                 DecodedMatch &out) {
+  size_t n = shape.fields.size();
+  std::vector<const Term *> arms;
+  if (encoding == AdtEncoding::Scott) {
+    // (x arm0 arm1 ... armN)
+    const Term *at = t;
+    for (size_t k = 0; k < n; ++k) {
+      auto *a = llvm::dyn_cast<AppTerm>(at);
+      if (!a)
+        return false;
+      arms.push_back(a->arg);
+      at = a->fun;
+    }
+    std::reverse(arms.begin(), arms.end());
+    out.scrutinee = at;
+  } else {
+    auto *lam = llvm::dyn_cast<LamTerm>(t->arg);
+    if (!lam || lam->unscoped || n == 0)
+      return false;
+    out.scrutinee = t->fun;
+    if (n == 1) {
+      if (!lam->var.empty())
+        return false; // the tag of a single constructor is never used
+      arms.push_back(lam->body);
+    } else {
+      // switch tag { 0: arm0; _: λp switch p { 0: arm1; _: ... λ* armN } }
+      llvm::StringRef tag = lam->var;
+      const Term *at = lam->body;
+      for (size_t k = 0; k + 1 < n; ++k) {
+        auto *swi = llvm::dyn_cast<SwiTerm>(at);
+        auto *on = swi ? llvm::dyn_cast<VarTerm>(swi->arg) : nullptr;
+        auto *succ = swi ? llvm::dyn_cast<LamTerm>(swi->succ) : nullptr;
+        if (!on || on->name != tag || tag.empty() || !succ || succ->unscoped)
+          return false;
+        arms.push_back(swi->zero);
+        tag = succ->var;
+        at = succ->body;
+        if (k + 2 == n && !succ->var.empty())
+          return false; // the last predecessor is never used
+      }
+      arms.push_back(at);
+    }
+  }
+  // Each arm is a λ over its constructor's fields.
+  out.arms.assign(n, {});
+  for (size_t k = 0; k < n; ++k) {
+    const Term *at = arms[k];
+    for (unsigned f = 0; f < shape.fields[k]; ++f) {
+      auto *lam = llvm::dyn_cast<LamTerm>(at);
+      if (!lam || lam->unscoped)
+        return false;
+      out.arms[k].fields.push_back(lam);
+      at = lam->body;
+    }
+    out.arms[k].body = at;
+  }
+  return true;
 }
 
 } // namespace bendc::core

@@ -9,6 +9,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/SMLoc.h"
@@ -201,6 +202,9 @@ struct Program {
   AdtEncoding encoding = AdtEncoding::NumScott;
   llvm::StringRef entry = "main";
   llvm::DenseMap<const Term *, MatchShape> matches;
+  /// Definitions the type checker proved to return a number when given all
+  /// the arguments their leading λs take (sharing recovery trusts them).
+  llvm::StringSet<> numberResults;
 
   template <typename T, typename... Args> T *make(Args &&...args) {
     return new (arena.Allocate(sizeof(T), alignof(T))) T(std::forward<Args>(args)...);
@@ -208,6 +212,22 @@ struct Program {
   llvm::StringRef save(llvm::StringRef s) { return strings.save(s); }
   const Definition *find(llvm::StringRef name) const;
 };
+
+/// A constructor match read back out of its encoding: the scrutinee and, per
+/// constructor in tag order, the λs of its fields and the arm's body.
+struct DecodedMatch {
+  const Term *scrutinee = nullptr;
+  struct Arm {
+    llvm::SmallVector<const LamTerm *, 4> fields;
+    const Term *body = nullptr;
+  };
+  std::vector<Arm> arms;
+};
+
+/// Decodes `app`, which the frontend recorded as a match of `shape`; false
+/// when the term does not have the encoding's shape (a later pass changed it).
+bool decodeMatch(AdtEncoding encoding, const AppTerm *app, const MatchShape &shape,
+                 DecodedMatch &out);
 
 /// Appends the definitions `term` refers to, once per occurrence.
 void collectRefs(const Term *term, llvm::SmallVectorImpl<llvm::StringRef> &out);

@@ -229,69 +229,18 @@ private:
   /// each constructor's arm with its fields as params. NoWire (and nothing
   /// emitted) when the term does not have the encoding's shape.
   WireId emitMatch(const core::AppTerm *t, const core::MatchShape &shape) {
-    size_t n = shape.fields.size();
-    const core::Term *scrutinee = nullptr;
-    std::vector<const core::Term *> arms;
-    if (program.encoding == core::AdtEncoding::Scott) {
-      const core::Term *at = t;
-      for (size_t k = 0; k < n; ++k) {
-        auto *a = llvm::dyn_cast<core::AppTerm>(at);
-        if (!a)
-          return NoWire;
-        arms.push_back(a->arg);
-        at = a->fun;
-      }
-      std::reverse(arms.begin(), arms.end());
-      scrutinee = at;
-    } else {
-      auto *lam = llvm::dyn_cast<core::LamTerm>(t->arg);
-      if (!lam || lam->unscoped || n == 0)
-        return NoWire;
-      scrutinee = t->fun;
-      if (n == 1) {
-        if (!lam->var.empty())
-          return NoWire; // the tag of a single constructor is never used
-        arms.push_back(lam->body);
-      } else {
-        // switch tag { 0: arm0; _: λp switch p { 0: arm1; _: ... λ* armN } }
-        llvm::StringRef tag = lam->var;
-        const core::Term *at = lam->body;
-        for (size_t k = 0; k + 1 < n; ++k) {
-          auto *swi = llvm::dyn_cast<core::SwiTerm>(at);
-          auto *on = swi ? llvm::dyn_cast<core::VarTerm>(swi->arg) : nullptr;
-          auto *succ = swi ? llvm::dyn_cast<core::LamTerm>(swi->succ) : nullptr;
-          if (!on || on->name != tag || tag.empty() || !succ || succ->unscoped)
-            return NoWire;
-          arms.push_back(swi->zero);
-          tag = succ->var;
-          at = succ->body;
-          if (k + 2 == n && !succ->var.empty())
-            return NoWire; // the last predecessor is never used
-        }
-        arms.push_back(at);
-      }
-    }
-    // Each arm is a λ over its constructor's fields.
-    std::vector<llvm::SmallVector<const core::LamTerm *, 4>> fieldLams(n);
-    for (size_t k = 0; k < n; ++k) {
-      const core::Term *at = arms[k];
-      for (unsigned f = 0; f < shape.fields[k]; ++f) {
-        auto *lam = llvm::dyn_cast<core::LamTerm>(at);
-        if (!lam || lam->unscoped)
-          return NoWire;
-        fieldLams[k].push_back(lam);
-        at = lam->body;
-      }
-      arms[k] = at;
-    }
-    WireId x = emit(scrutinee);
+    core::DecodedMatch match;
+    if (!core::decodeMatch(program.encoding, t, shape, match))
+      return NoWire;
+    size_t n = match.arms.size();
+    WireId x = emit(match.scrutinee);
     Inst i(InstKind::Match, t->loc);
     i.ins = {x};
     for (size_t k = 0; k < n; ++k) {
       std::vector<std::pair<llvm::StringRef, WireId>> params;
-      for (const core::LamTerm *lam : fieldLams[k])
+      for (const core::LamTerm *lam : match.arms[k].fields)
         params.push_back({lam->var, fn.newWire(lam->var.empty() ? "_" : lam->var)});
-      i.blocks.push_back(block(params, arms[k]));
+      i.blocks.push_back(block(params, match.arms[k].body));
     }
     return def(std::move(i), "m");
   }

@@ -43,10 +43,10 @@ cl::list<std::string> denyNames("D", cl::Prefix, cl::desc("Turn the named warnin
 // Bend's optimisation switches that are not listed above: -O<name> and
 // -Ono-<name> for eta, prune, float-combinators, merge, linearize-matches
 // (also -Olinearize-matches-alt and -Olinearize-matches=enabled|alt|disabled),
-// inline, check-net-size, and all.
+// inline, check-net-size, and all; and bendc's own sharing (on by default).
 cl::list<std::string> optSwitches("O", cl::Prefix,
                                   cl::desc("Bend's -O switches: eta, prune, float-combinators, merge, "
-                                           "linearize-matches[-alt], all (each also as -Ono-<name>)"),
+                                           "linearize-matches[-alt], all, and sharing (each also as -Ono-<name>)"),
                                   cl::value_desc("switch"), cl::cat(frontendOptionCategory()));
 
 enum class DiagFormat { Text, Json };
@@ -68,6 +68,13 @@ frontend::FrontendOptions frontendOptionsFromCommandLine(StringRef emitStage) {
     opts.emit = frontend::EmitStage::Ast;
   else if (emitStage == "core")
     opts.emit = frontend::EmitStage::Core;
+  // -Osharing is bendc's own; like Bend's switches, a later one wins.
+  for (const std::string &raw : optSwitches) {
+    StringRef name = raw;
+    bool on = !name.consume_front("no-");
+    if (name == "sharing" || name == "all")
+      opts.sharing = on;
+  }
   // The command line's order decides: a later -A overrides an earlier -D.
   std::vector<std::tuple<unsigned, std::string, WarningAction>> all;
   auto collect = [&](cl::list<std::string> &list, WarningAction action) {
@@ -106,6 +113,8 @@ lowering::CompileOptions compileOptionsFromCommandLine(std::vector<std::string> 
       opts.linearizeMatches = MatchLinearization::Enabled;
     else if (name == "linearize-matches=disabled" && on)
       opts.linearizeMatches = MatchLinearization::Disabled;
+    else if (name == "sharing")
+      ; // a frontend switch (frontendOptionsFromCommandLine)
     else if (name == "inline" || name == "check-net-size")
       ; // accepted as Bend accepts them; they change no result here
     else if (name == "all") {

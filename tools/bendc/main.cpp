@@ -68,6 +68,9 @@ cl::opt<rt::Backend> backendOpt(
 
 enum ExitCode { ExitOk = 0, ExitInputError = 1, ExitUsage = 2 };
 
+/// How many subterms sharing recovery bound (for --stats).
+unsigned sharedSubterms = 0;
+
 void printStats(const rt::RunStats &s) {
   static const char *const names[] = {
 #define BENDC_RULE_NAME(Name, Text, Doc) Text,
@@ -84,6 +87,8 @@ void printStats(const rt::RunStats &s) {
   outs() << "- BACKEND: " << s.backend << "\n";
   if (s.ioCalls)
     outs() << "- IO CALLS: " << s.ioCalls << "\n";
+  if (sharedSubterms)
+    outs() << "- SHARED: " << sharedSubterms << "\n";
 }
 
 /// Set by the first Ctrl-C; the run stops, flushes what the program wrote
@@ -221,6 +226,7 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
     return ExitUsage;
   }
   frontend::FrontendResult result = frontend::runFrontendOnBuffer(sources, buffer, opts, diags);
+  sharedSubterms = result.shared;
   outs() << result.emitted;
   if (diags.hasErrors() || !result.program) {
     renderDiagnostics(diags);

@@ -1,0 +1,598 @@
+#include "ir/Sharing.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Casting.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace bendc::core {
+
+namespace {
+
+using llvm::cast;
+using llvm::dyn_cast;
+
+/// The leading λs of a definition: how many arguments a saturated call has.
+unsigned arityOf(const Term *t) {
+  unsigned n = 0;
+  while (auto *lam = dyn_cast<LamTerm>(t)) {
+    if (lam->unscoped)
+      break;
+    ++n;
+    t = lam->body;
+  }
+  return n;
+}
+
+const Term *stripLams(const Term *t, unsigned n) {
+  for (unsigned k = 0; k < n; ++k)
+    t = cast<LamTerm>(t)->body;
+  return t;
+}
+
+bool containsSup(const Term *t) {
+  switch (t->kind) {
+  case TermKind::Sup: return true;
+  case TermKind::Var:
+  case TermKind::Link:
+  case TermKind::Era:
+  case TermKind::Num:
+  case TermKind::Ref: return false;
+  case TermKind::Lam: return containsSup(cast<LamTerm>(t)->body);
+  case TermKind::App: return containsSup(cast<AppTerm>(t)->fun) || containsSup(cast<AppTerm>(t)->arg);
+  case TermKind::Let: return containsSup(cast<LetTerm>(t)->value) || containsSup(cast<LetTerm>(t)->body);
+  case TermKind::LetTup:
+  case TermKind::Dup:
+    return containsSup(cast<LetPairTerm>(t)->value) || containsSup(cast<LetPairTerm>(t)->body);
+  case TermKind::Tup:
+    return containsSup(cast<PairTerm>(t)->first) || containsSup(cast<PairTerm>(t)->second);
+  case TermKind::Opr: return containsSup(cast<OprTerm>(t)->lhs) || containsSup(cast<OprTerm>(t)->rhs);
+  case TermKind::Swi:
+    return containsSup(cast<SwiTerm>(t)->arg) || containsSup(cast<SwiTerm>(t)->zero) ||
+           containsSup(cast<SwiTerm>(t)->succ);
+  }
+  return true;
+}
+
+/// Which definitions return a number when called with all their arguments:
+/// those the type checker proved to, and a greatest fixpoint over the rest,
+/// so a recursive definition whose other paths give numbers counts too.
+/// A variable holds a number when the program uses it as one (an operand or
+/// a switch's scrutinee: anything else there would be a type error), when it
+/// is a switch's predecessor, or when it is let-bound to a number.
+class NumericResults {
+public:
+  explicit NumericResults(const Program &program) : program(program) {
+    for (const Definition &d : program.defs) {
+      arity[d.name] = arityOf(d.body);
+      numeric[d.name] = true;
+      Scopes scopes;
+      findNumericVariables(d.body, scopes, false);
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const Definition &d : program.defs) {
+        bool &known = numeric[d.name];
+        if (known && !program.numberResults.contains(d.name) &&
+            !isNumber(stripLams(d.body, arity[d.name]))) {
+          known = false;
+          changed = true;
+        }
+      }
+    }
+  }
+
+  /// Whether `t` evaluates to a number (as far as the program shows).
+  bool isNumber(const Term *t) const {
+    switch (t->kind) {
+    case TermKind::Num:
+    case TermKind::Opr: return true;
+    case TermKind::Var: {
+      auto *v = cast<VarTerm>(t);
+      if (numericVars.count(v))
+        return true;
+      auto let = letValueOf.find(v);
+      return let != letValueOf.end() && isNumber(let->second);
+    }
+    case TermKind::Swi: {
+      auto *s = cast<SwiTerm>(t);
+      auto *succ = dyn_cast<LamTerm>(s->succ);
+      return isNumber(s->zero) && succ && !succ->unscoped && isNumber(succ->body);
+    }
+    case TermKind::Let: return isNumber(cast<LetTerm>(t)->body);
+    case TermKind::LetTup:
+    case TermKind::Dup: return isNumber(cast<LetPairTerm>(t)->body);
+    case TermKind::Ref: return callIsNumber(cast<RefTerm>(t)->name, 0);
+    case TermKind::App: {
+      auto *app = cast<AppTerm>(t);
+      auto m = program.matches.find(app);
+      DecodedMatch match;
+      if (m != program.matches.end() && decodeMatch(program.encoding, app, m->second, match)) {
+        for (const DecodedMatch::Arm &arm : match.arms)
+          if (!isNumber(arm.body))
+            return false;
+        return true;
+      }
+      unsigned args = 0;
+      const Term *head = t;
+      while (auto *a = dyn_cast<AppTerm>(head)) {
+        head = a->fun;
+        ++args;
+      }
+      auto *ref = dyn_cast<RefTerm>(head);
+      return ref && callIsNumber(ref->name, args);
+    }
+    default: return false;
+    }
+  }
+
+private:
+  struct Binder {
+    bool numeric = false;
+    const Term *letValue = nullptr;
+    llvm::SmallVector<const VarTerm *, 4> uses;
+  };
+  using Scopes = llvm::StringMap<llvm::SmallVector<Binder, 2>>;
+
+  /// `asNumber`: `t` sits where only a number makes sense.
+  void findNumericVariables(const Term *t, Scopes &scopes, bool asNumber) {
+    auto within = [&](llvm::StringRef name, Binder b, auto &&body) {
+      if (name.empty())
+        return body();
+      scopes[name].push_back(std::move(b));
+      body();
+      Binder done = scopes[name].pop_back_val();
+      for (const VarTerm *v : done.uses) {
+        if (done.numeric)
+          numericVars.insert(v);
+        else if (done.letValue)
+          letValueOf[v] = done.letValue;
+      }
+    };
+    switch (t->kind) {
+    case TermKind::Var: {
+      auto *v = cast<VarTerm>(t);
+      auto s = scopes.find(v->name);
+      if (s == scopes.end() || s->second.empty())
+        return;
+      s->second.back().uses.push_back(v);
+      s->second.back().numeric |= asNumber;
+      return;
+    }
+    case TermKind::Link:
+    case TermKind::Era:
+    case TermKind::Num:
+    case TermKind::Ref: return;
+    case TermKind::Lam: {
+      auto *lam = cast<LamTerm>(t);
+      if (lam->unscoped)
+        return findNumericVariables(lam->body, scopes, false);
+      return within(lam->var, Binder(), [&] { findNumericVariables(lam->body, scopes, false); });
+    }
+    case TermKind::App:
+      findNumericVariables(cast<AppTerm>(t)->fun, scopes, false);
+      return findNumericVariables(cast<AppTerm>(t)->arg, scopes, false);
+    case TermKind::Let: {
+      auto *let = cast<LetTerm>(t);
+      findNumericVariables(let->value, scopes, false);
+      if (let->unscoped)
+        return findNumericVariables(let->body, scopes, false);
+      Binder b;
+      b.letValue = let->value;
+      return within(let->var, std::move(b), [&] { findNumericVariables(let->body, scopes, false); });
+    }
+    case TermKind::LetTup:
+    case TermKind::Dup: {
+      auto *let = cast<LetPairTerm>(t);
+      findNumericVariables(let->value, scopes, false);
+      return within(let->first, Binder(), [&] {
+        within(let->second, Binder(), [&] { findNumericVariables(let->body, scopes, false); });
+      });
+    }
+    case TermKind::Sup:
+    case TermKind::Tup:
+      findNumericVariables(cast<PairTerm>(t)->first, scopes, false);
+      return findNumericVariables(cast<PairTerm>(t)->second, scopes, false);
+    case TermKind::Opr:
+      findNumericVariables(cast<OprTerm>(t)->lhs, scopes, true);
+      return findNumericVariables(cast<OprTerm>(t)->rhs, scopes, true);
+    case TermKind::Swi: {
+      auto *s = cast<SwiTerm>(t);
+      findNumericVariables(s->arg, scopes, true);
+      findNumericVariables(s->zero, scopes, false);
+      auto *succ = dyn_cast<LamTerm>(s->succ);
+      if (!succ || succ->unscoped)
+        return findNumericVariables(s->succ, scopes, false);
+      Binder pred;
+      pred.numeric = true;
+      return within(succ->var, std::move(pred), [&] { findNumericVariables(succ->body, scopes, false); });
+    }
+    }
+  }
+
+  bool callIsNumber(llvm::StringRef name, unsigned args) const {
+    auto a = arity.find(name);
+    if (a == arity.end() || a->second != args)
+      return false;
+    return numeric.lookup(name);
+  }
+
+  const Program &program;
+  llvm::StringMap<unsigned> arity;
+  llvm::StringMap<bool> numeric;
+  llvm::DenseSet<const VarTerm *> numericVars;
+  llvm::DenseMap<const VarTerm *, const Term *> letValueOf;
+};
+
+/// One definition's terms in preorder: the subterm of node i is the range
+/// [i, i + size). Rebuilt after every rewrite.
+struct Node {
+  Term *term;
+  Term **slot;       // where the parent (or the definition) holds it
+  int parent;        // -1 for the body
+  int binder = -1;   // a variable: the node that binds it (-1: none)
+  unsigned size = 1; // nodes in the subterm
+  uint64_t hash = 0;
+  bool hasApp = false;      // an application somewhere inside
+  bool hasUnscoped = false; // `$x` or λ$x somewhere inside
+  bool crossable = false;   // a λ work may move out of (switch predecessor, match fields)
+};
+
+class DefinitionSharing {
+public:
+  DefinitionSharing(Program &program, const NumericResults &numbers, Term **body, unsigned &counter)
+      : program(program), numbers(numbers), body(body), counter(counter) {}
+
+  /// Shares one repeated subterm; false when none qualifies.
+  bool shareOne() {
+    build();
+    // Group the candidates by stable name: hash, then equality.
+    llvm::DenseMap<uint64_t, llvm::SmallVector<int, 4>> byHash;
+    for (int i = 0; i < int(nodes.size()); ++i)
+      if (isCandidate(i))
+        byHash[nodes[i].hash].push_back(i);
+    std::vector<llvm::SmallVector<int, 4>> classes;
+    for (auto &entry : byHash) {
+      if (entry.second.size() < 2)
+        continue;
+      // Bound variables are not hashed, so one bucket may hold many classes
+      // (`(f a)`, `(f b)`, ...); comparisons per term are bounded.
+      constexpr size_t MaxClassesPerBucket = 32;
+      std::vector<llvm::SmallVector<int, 4>> local;
+      for (int i : entry.second) {
+        bool placed = false;
+        for (size_t k = 0; k < local.size() && k < MaxClassesPerBucket; ++k)
+          if (same(local[k].front(), i)) {
+            local[k].push_back(i);
+            placed = true;
+            break;
+          }
+        if (!placed)
+          local.push_back({i});
+      }
+      for (auto &c : local)
+        if (c.size() >= 2)
+          classes.push_back(std::move(c));
+    }
+    // The largest first (its occurrences contain the smaller ones); ties in
+    // source order, so the result does not depend on hash order.
+    std::sort(classes.begin(), classes.end(), [&](const auto &a, const auto &b) {
+      if (nodes[a.front()].size != nodes[b.front()].size)
+        return nodes[a.front()].size > nodes[b.front()].size;
+      return a.front() < b.front();
+    });
+    for (auto &c : classes) {
+      int at = lowestCommonAncestor(c);
+      if (at < 0 || !canFloat(c, at) || runs(c, at) < 2)
+        continue;
+      bind(c, at);
+      return true;
+    }
+    return false;
+  }
+
+private:
+  // --- prune: stable names ------------------------------------------------
+
+  void build() {
+    nodes.clear();
+    scopes.clear();
+    crossableLams.clear();
+    visit(body, -1);
+  }
+
+  int visit(Term **slot, int parent) {
+    int me = int(nodes.size());
+    nodes.push_back({*slot, slot, parent});
+    Term *t = *slot;
+    uint64_t h = llvm::hash_value(unsigned(t->kind));
+    auto child = [&](Term **s) {
+      int c = visit(s, me);
+      h = llvm::hash_combine(h, nodes[c].hash);
+      nodes[me].hasApp |= nodes[c].hasApp;
+      nodes[me].hasUnscoped |= nodes[c].hasUnscoped;
+    };
+    auto bindIn = [&](llvm::StringRef name, auto &&inside) {
+      if (name.empty())
+        return inside();
+      scopes[name].push_back(me);
+      inside();
+      scopes[name].pop_back();
+    };
+    switch (t->kind) {
+    case TermKind::Var: {
+      auto *v = cast<VarTerm>(t);
+      auto s = scopes.find(v->name);
+      if (s != scopes.end() && !s->second.empty())
+        nodes[me].binder = s->second.back();
+      else
+        h = llvm::hash_combine(h, v->name); // a global name
+      // A bound variable's name is not hashed: equal terms may name their
+      // binders differently. `same` tells the binders apart.
+      break;
+    }
+    case TermKind::Link:
+      nodes[me].hasUnscoped = true;
+      h = llvm::hash_combine(h, cast<LinkTerm>(t)->name);
+      break;
+    case TermKind::Ref: h = llvm::hash_combine(h, cast<RefTerm>(t)->name); break;
+    case TermKind::Num:
+      h = llvm::hash_combine(h, unsigned(cast<NumTerm>(t)->value.kind), cast<NumTerm>(t)->value.bits);
+      break;
+    case TermKind::Era: break;
+    case TermKind::Lam: {
+      auto *lam = cast<LamTerm>(t);
+      if (lam->unscoped) {
+        nodes[me].hasUnscoped = true;
+        child(&lam->body);
+        break;
+      }
+      h = llvm::hash_combine(h, lam->var.empty());
+      bindIn(lam->var, [&] { child(&lam->body); });
+      break;
+    }
+    case TermKind::App: {
+      auto *app = cast<AppTerm>(t);
+      nodes[me].hasApp = true;
+      auto m = program.matches.find(app);
+      DecodedMatch match;
+      if (m != program.matches.end() && decodeMatch(program.encoding, app, m->second, match)) {
+        for (const DecodedMatch::Arm &arm : match.arms)
+          for (const LamTerm *field : arm.fields)
+            crossableLams.insert(field);
+        if (program.encoding == AdtEncoding::NumScott)
+          crossableLams.insert(cast<LamTerm>(app->arg)); // λtag: the switch on the tag
+      }
+      child(&app->fun);
+      child(&app->arg);
+      break;
+    }
+    case TermKind::Let: {
+      auto *let = cast<LetTerm>(t);
+      if (let->unscoped)
+        nodes[me].hasUnscoped = true;
+      h = llvm::hash_combine(h, let->var.empty());
+      child(&let->value);
+      if (let->unscoped)
+        child(&let->body);
+      else
+        bindIn(let->var, [&] { child(&let->body); });
+      break;
+    }
+    case TermKind::LetTup:
+    case TermKind::Dup: {
+      auto *let = cast<LetPairTerm>(t);
+      h = llvm::hash_combine(h, let->first.empty(), let->second.empty());
+      child(&let->value);
+      bindIn(let->first, [&] { bindIn(let->second, [&] { child(&let->body); }); });
+      break;
+    }
+    case TermKind::Sup:
+    case TermKind::Tup: {
+      auto *pair = cast<PairTerm>(t);
+      child(&pair->first);
+      child(&pair->second);
+      break;
+    }
+    case TermKind::Opr: {
+      auto *opr = cast<OprTerm>(t);
+      h = llvm::hash_combine(h, unsigned(opr->op));
+      child(&opr->lhs);
+      child(&opr->rhs);
+      break;
+    }
+    case TermKind::Swi: {
+      auto *swi = cast<SwiTerm>(t);
+      child(&swi->arg);
+      child(&swi->zero);
+      int succ = int(nodes.size());
+      child(&swi->succ);
+      if (nodes[succ].term->kind == TermKind::Lam)
+        nodes[succ].crossable = true; // binds the predecessor
+      break;
+    }
+    }
+    Node &n = nodes[me];
+    n.size = unsigned(nodes.size()) - unsigned(me);
+    n.hash = h;
+    if (auto *lam = dyn_cast<LamTerm>(t); lam && crossableLams.count(lam))
+      n.crossable = true;
+    return me;
+  }
+
+  /// Rule 1, 2 and 4 (no unscoped variable).
+  bool isCandidate(int i) const {
+    const Node &n = nodes[i];
+    if (n.hasUnscoped || !n.hasApp)
+      return false;
+    if (n.term->kind != TermKind::App && n.term->kind != TermKind::Opr)
+      return false;
+    return numbers.isNumber(n.term);
+  }
+
+  bool inside(int i, int root) const { return i >= root && i < root + int(nodes[root].size); }
+
+  /// Equal up to the names of variables bound inside: corresponding nodes
+  /// sit at the same offsets, so a variable bound inside must point to the
+  /// binder at its own offset; one bound outside, to the very same binder.
+  bool same(int a, int b) const {
+    if (nodes[a].size != nodes[b].size)
+      return false;
+    for (int k = 0; k < int(nodes[a].size); ++k) {
+      const Node &x = nodes[a + k], &y = nodes[b + k];
+      if (x.term->kind != y.term->kind || x.hash != y.hash)
+        return false;
+      if (!sameLocal(x.term, y.term))
+        return false;
+      if (x.term->kind == TermKind::Var) {
+        bool boundInside = x.binder >= 0 && inside(x.binder, a);
+        if (boundInside ? y.binder != x.binder - a + b : y.binder != x.binder)
+          return false;
+        if (x.binder < 0 && cast<VarTerm>(x.term)->name != cast<VarTerm>(y.term)->name)
+          return false;
+      }
+    }
+    return true;
+  }
+
+  /// The parts of a node that are not children.
+  static bool sameLocal(const Term *x, const Term *y) {
+    switch (x->kind) {
+    case TermKind::Num:
+      return cast<NumTerm>(x)->value.kind == cast<NumTerm>(y)->value.kind &&
+             cast<NumTerm>(x)->value.bits == cast<NumTerm>(y)->value.bits;
+    case TermKind::Ref: return cast<RefTerm>(x)->name == cast<RefTerm>(y)->name;
+    case TermKind::Opr: return cast<OprTerm>(x)->op == cast<OprTerm>(y)->op;
+    case TermKind::Lam:
+      return cast<LamTerm>(x)->unscoped == cast<LamTerm>(y)->unscoped &&
+             cast<LamTerm>(x)->var.empty() == cast<LamTerm>(y)->var.empty();
+    case TermKind::Let:
+      return cast<LetTerm>(x)->unscoped == cast<LetTerm>(y)->unscoped &&
+             cast<LetTerm>(x)->var.empty() == cast<LetTerm>(y)->var.empty();
+    case TermKind::LetTup:
+    case TermKind::Dup:
+      return cast<LetPairTerm>(x)->first.empty() == cast<LetPairTerm>(y)->first.empty() &&
+             cast<LetPairTerm>(x)->second.empty() == cast<LetPairTerm>(y)->second.empty();
+    case TermKind::Link: return false; // never shared
+    default: return true;
+    }
+  }
+
+  // --- float: the binding point --------------------------------------------
+
+  int lowestCommonAncestor(const llvm::SmallVectorImpl<int> &occurrences) const {
+    int at = occurrences.front();
+    for (int o : occurrences)
+      while (at >= 0 && !inside(o, at))
+        at = nodes[at].parent;
+    return at;
+  }
+
+  /// Rules 3 and 4.
+  bool canFloat(const llvm::SmallVectorImpl<int> &occurrences, int at) const {
+    for (int o : occurrences)
+      for (int p = nodes[o].parent; p != at; p = nodes[p].parent)
+        if (nodes[p].term->kind == TermKind::Lam && !nodes[p].crossable)
+          return false;
+    int first = occurrences.front();
+    for (int k = first; k < first + int(nodes[first].size); ++k) {
+      int b = nodes[k].binder;
+      if (nodes[k].term->kind != TermKind::Var || b < 0 || inside(b, first))
+        continue;
+      if (!(inside(at, b) && at != b))
+        return false;
+    }
+    return true;
+  }
+
+  /// Rule 5: how many occurrences one evaluation of `at` may run. A switch
+  /// runs one of its arms; a match (its arms are the switch chain inside a
+  /// NumScott encoding, or the arguments of a Scott one) one of its arms.
+  unsigned runs(const llvm::SmallVectorImpl<int> &occurrences, int at) const {
+    llvm::DenseSet<int> marked;
+    for (int o : occurrences)
+      for (int p = o; p >= 0 && !marked.count(p); p = nodes[p].parent)
+        marked.insert(p);
+    llvm::DenseSet<int> isOcc(occurrences.begin(), occurrences.end());
+    return runsIn(at, marked, isOcc);
+  }
+
+  unsigned runsIn(int i, const llvm::DenseSet<int> &marked, const llvm::DenseSet<int> &isOcc) const {
+    if (!marked.count(i))
+      return 0;
+    if (isOcc.count(i))
+      return 1;
+    llvm::SmallVector<unsigned, 3> child;
+    for (int c = i + 1; c < i + int(nodes[i].size); c += int(nodes[c].size))
+      child.push_back(runsIn(c, marked, isOcc));
+    const Term *t = nodes[i].term;
+    if (t->kind == TermKind::Swi)
+      return child[0] + std::max(child[1], child[2]);
+    auto *app = dyn_cast<AppTerm>(t);
+    auto m = app && program.encoding == AdtEncoding::Scott ? program.matches.find(app)
+                                                           : program.matches.end();
+    if (m != program.matches.end()) {
+      // (x arm0 ... armN): the arms are the last arguments of the spine.
+      unsigned arms = 0;
+      int at = i;
+      for (size_t k = 0; k < m->second.fields.size() && nodes[at].term->kind == TermKind::App; ++k) {
+        int fun = at + 1, arg = fun + int(nodes[fun].size);
+        arms = std::max(arms, runsIn(arg, marked, isOcc));
+        at = fun;
+      }
+      return runsIn(at, marked, isOcc) + arms;
+    }
+    unsigned sum = 0;
+    for (unsigned c : child)
+      sum += c;
+    return sum;
+  }
+
+  // --- bind ----------------------------------------------------------------
+
+  void bind(const llvm::SmallVectorImpl<int> &occurrences, int at) {
+    Term *value = nodes[occurrences.front()].term;
+    llvm::StringRef name = program.save("%shared" + std::to_string(counter++));
+    for (int o : occurrences)
+      *nodes[o].slot = program.make<VarTerm>(nodes[o].term->loc, name);
+    Term *scope = *nodes[at].slot;
+    *nodes[at].slot = program.make<LetTerm>(scope->loc, name, false, value, scope);
+  }
+
+  Program &program;
+  const NumericResults &numbers;
+  Term **body;
+  unsigned &counter;
+  std::vector<Node> nodes;
+  llvm::StringMap<llvm::SmallVector<int, 4>> scopes;
+  llvm::DenseSet<const LamTerm *> crossableLams;
+};
+
+} // namespace
+
+SharingStats recoverSharing(Program &program) {
+  SharingStats stats;
+  // Rule 6.
+  for (const Definition &d : program.defs)
+    if (containsSup(d.body))
+      return stats;
+  NumericResults numbers(program);
+  unsigned counter = 0;
+  for (Definition &d : program.defs) {
+    if (d.builtin)
+      continue;
+    DefinitionSharing sharing(program, numbers, &d.body, counter);
+    // Each rewrite can reveal another (a shared term inside a shared term).
+    for (unsigned round = 0; round < 1000 && sharing.shareOne(); ++round)
+      ++stats.shared;
+  }
+  return stats;
+}
+
+} // namespace bendc::core
