@@ -112,6 +112,9 @@ private:
   }
 
   bool unify(Ty *a, Ty *b);
+  bool isPlain(Ty *t);
+  bool isPlainAdt(StringRef name);
+  llvm::StringMap<bool> plainAdts; // memo; true while being decided (a recursive type)
   bool unifyAnyInto(Ty *t);
   bool bindVar(Ty *v, Ty *t);
   Ty *instantiate(Ty *t);
@@ -149,8 +152,11 @@ private:
   void inferGroup(llvm::ArrayRef<unsigned> group);
 
 public:
-  /// The checked definitions that return a number when saturated.
-  void collectNumberResults(llvm::StringSet<> &out) {
+  /// The checked definitions whose result, once given as many arguments as
+  /// their leading λs take, is plain data: numbers, tuples and constructors
+  /// of types whose fields are plain data too — no function anywhere, so a
+  /// DUP copies it exactly.
+  void collectPlainResults(llvm::StringSet<> &out) {
     for (const CheckedDef &d : checked) {
       auto s = schemes.find(d.def->name);
       if (s == schemes.end())
@@ -164,11 +170,7 @@ public:
         }
         t = prune(t->args[1]);
       }
-      if (!t)
-        continue;
-      // Number(a) and Integer(a): some number type, whichever it is.
-      if (t->kind == TK::Number || t->kind == TK::Integer || t->kind == TK::U24 ||
-          t->kind == TK::I24 || t->kind == TK::F24)
+      if (t && isPlain(t))
         out.insert(d.def->name);
     }
   }
@@ -912,11 +914,57 @@ void Checker::show(llvm::raw_ostream &os, Ty *t, bool nested) {
 
 } // namespace
 
+bool Checker::isPlain(Ty *t) {
+  t = prune(t);
+  switch (t->kind) {
+  case TK::U24:
+  case TK::I24:
+  case TK::F24:
+  case TK::Number:
+  case TK::Integer:
+  case TK::None: return true;
+  case TK::Tup:
+    for (Ty *a : t->args)
+      if (!isPlain(a))
+        return false;
+    return true;
+  case TK::Ctr:
+    for (Ty *a : t->args)
+      if (!isPlain(a))
+        return false;
+    return isPlainAdt(t->name);
+  default: return false; // a function, a variable, Any
+  }
+}
+
+bool Checker::isPlainAdt(StringRef name) {
+  auto memo = plainAdts.find(name);
+  if (memo != plainAdts.end())
+    return memo->second;
+  auto adt = book.adts.find(name);
+  if (adt == book.adts.end())
+    return false;
+  plainAdts[name] = true; // a recursive field is plain if the rest is
+  bool plain = true;
+  for (const CtrData *c : adt->second->ctrs) {
+    // The type's parameters stand for plain types: its arguments are
+    // checked where it is used.
+    llvm::StringMap<Ty *> vars;
+    for (StringRef p : adt->second->params)
+      vars[p] = prim(TK::U24);
+    for (const ast::TypeExpr *f : c->fieldTypes)
+      if (!f || !isPlain(fromAnnotation(f, adt->second->file, vars)))
+        plain = false;
+  }
+  plainAdts[name] = plain;
+  return plain;
+}
+
 void typeCheck(core::Program &prog, const Book &book, const TypingFacts &facts,
                DiagnosticEngine &diags) {
   Checker checker(prog, book, facts, diags);
   checker.run();
-  checker.collectNumberResults(prog.numberResults);
+  checker.collectPlainResults(prog.plainResults);
 }
 
 } // namespace bendc::frontend

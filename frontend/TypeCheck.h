@@ -14,8 +14,9 @@ struct TypingFacts;
 
 /// Infers the types of the checked definitions in dependency order and
 /// reports every definition whose body or annotation does not type. Records
-/// in `prog.numberResults` the checked definitions whose type says they
-/// return a number once given as many arguments as their leading λs take.
+/// in `prog.plainResults` the checked definitions whose type says they
+/// return plain data (no function inside) once given as many arguments as
+/// their leading λs take.
 void typeCheck(core::Program &prog, const Book &book, const TypingFacts &facts,
                DiagnosticEngine &diags);
 

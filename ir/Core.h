@@ -202,9 +202,10 @@ struct Program {
   AdtEncoding encoding = AdtEncoding::NumScott;
   llvm::StringRef entry = "main";
   llvm::DenseMap<const Term *, MatchShape> matches;
-  /// Definitions the type checker proved to return a number when given all
-  /// the arguments their leading λs take (sharing recovery trusts them).
-  llvm::StringSet<> numberResults;
+  /// Definitions the type checker proved to return plain data (numbers,
+  /// tuples, constructors, no function inside) when given all the arguments
+  /// their leading λs take; sharing recovery may duplicate such values.
+  llvm::StringSet<> plainResults;
 
   template <typename T, typename... Args> T *make(Args &&...args) {
     return new (arena.Allocate(sizeof(T), alignof(T))) T(std::forward<Args>(args)...);

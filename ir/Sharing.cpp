@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace bendc::core {
@@ -60,15 +61,17 @@ bool containsSup(const Term *t) {
   return true;
 }
 
-/// Which definitions return a number when called with all their arguments:
-/// those the type checker proved to, and a greatest fixpoint over the rest,
-/// so a recursive definition whose other paths give numbers counts too.
-/// A variable holds a number when the program uses it as one (an operand or
-/// a switch's scrutinee: anything else there would be a type error), when it
-/// is a switch's predecessor, or when it is let-bound to a number.
-class NumericResults {
+/// Which terms evaluate to plain values, which a DUP copies exactly: numbers
+/// and, where the type checker proved it, data with no function inside.
+/// Definitions: those the checker proved to return plain data, and a
+/// greatest fixpoint over the rest (numbers only), so a recursive definition
+/// whose other paths give numbers counts too. A variable holds a number when
+/// the program uses it as one (an operand or a switch's scrutinee: anything
+/// else there would be a type error), when it is a switch's predecessor, or
+/// when it is let-bound to a plain value.
+class PlainValues {
 public:
-  explicit NumericResults(const Program &program) : program(program) {
+  explicit PlainValues(const Program &program) : program(program) {
     for (const Definition &d : program.defs) {
       arity[d.name] = arityOf(d.body);
       numeric[d.name] = true;
@@ -79,8 +82,8 @@ public:
       changed = false;
       for (const Definition &d : program.defs) {
         bool &known = numeric[d.name];
-        if (known && !program.numberResults.contains(d.name) &&
-            !isNumber(stripLams(d.body, arity[d.name]))) {
+        if (known && !program.plainResults.contains(d.name) &&
+            !isPlain(stripLams(d.body, arity[d.name]))) {
           known = false;
           changed = true;
         }
@@ -88,8 +91,8 @@ public:
     }
   }
 
-  /// Whether `t` evaluates to a number (as far as the program shows).
-  bool isNumber(const Term *t) const {
+  /// Whether `t` evaluates to a plain value (as far as the program shows).
+  bool isPlain(const Term *t) const {
     switch (t->kind) {
     case TermKind::Num:
     case TermKind::Opr: return true;
@@ -98,24 +101,24 @@ public:
       if (numericVars.count(v))
         return true;
       auto let = letValueOf.find(v);
-      return let != letValueOf.end() && isNumber(let->second);
+      return let != letValueOf.end() && isPlain(let->second);
     }
     case TermKind::Swi: {
       auto *s = cast<SwiTerm>(t);
       auto *succ = dyn_cast<LamTerm>(s->succ);
-      return isNumber(s->zero) && succ && !succ->unscoped && isNumber(succ->body);
+      return isPlain(s->zero) && succ && !succ->unscoped && isPlain(succ->body);
     }
-    case TermKind::Let: return isNumber(cast<LetTerm>(t)->body);
+    case TermKind::Let: return isPlain(cast<LetTerm>(t)->body);
     case TermKind::LetTup:
-    case TermKind::Dup: return isNumber(cast<LetPairTerm>(t)->body);
-    case TermKind::Ref: return callIsNumber(cast<RefTerm>(t)->name, 0);
+    case TermKind::Dup: return isPlain(cast<LetPairTerm>(t)->body);
+    case TermKind::Ref: return callIsPlain(cast<RefTerm>(t)->name, 0);
     case TermKind::App: {
       auto *app = cast<AppTerm>(t);
       auto m = program.matches.find(app);
       DecodedMatch match;
       if (m != program.matches.end() && decodeMatch(program.encoding, app, m->second, match)) {
         for (const DecodedMatch::Arm &arm : match.arms)
-          if (!isNumber(arm.body))
+          if (!isPlain(arm.body))
             return false;
         return true;
       }
@@ -126,7 +129,7 @@ public:
         ++args;
       }
       auto *ref = dyn_cast<RefTerm>(head);
-      return ref && callIsNumber(ref->name, args);
+      return ref && callIsPlain(ref->name, args);
     }
     default: return false;
     }
@@ -216,7 +219,7 @@ private:
     }
   }
 
-  bool callIsNumber(llvm::StringRef name, unsigned args) const {
+  bool callIsPlain(llvm::StringRef name, unsigned args) const {
     auto a = arity.find(name);
     if (a == arity.end() || a->second != args)
       return false;
@@ -237,6 +240,7 @@ struct Node {
   Term **slot;       // where the parent (or the definition) holds it
   int parent;        // -1 for the body
   int binder = -1;   // a variable: the node that binds it (-1: none)
+  unsigned binderSlot = 0; // which of that node's names (a pair binds two)
   unsigned size = 1; // nodes in the subterm
   uint64_t hash = 0;
   bool hasApp = false;      // an application somewhere inside
@@ -246,7 +250,7 @@ struct Node {
 
 class DefinitionSharing {
 public:
-  DefinitionSharing(Program &program, const NumericResults &numbers, Term **body, unsigned &counter)
+  DefinitionSharing(Program &program, const PlainValues &numbers, Term **body, unsigned &counter)
       : program(program), numbers(numbers), body(body), counter(counter) {}
 
   /// Shares one repeated subterm; false when none qualifies.
@@ -318,10 +322,10 @@ private:
       nodes[me].hasApp |= nodes[c].hasApp;
       nodes[me].hasUnscoped |= nodes[c].hasUnscoped;
     };
-    auto bindIn = [&](llvm::StringRef name, auto &&inside) {
+    auto bindIn = [&](llvm::StringRef name, auto &&inside, unsigned slot = 0) {
       if (name.empty())
         return inside();
-      scopes[name].push_back(me);
+      scopes[name].push_back({me, slot});
       inside();
       scopes[name].pop_back();
     };
@@ -330,7 +334,7 @@ private:
       auto *v = cast<VarTerm>(t);
       auto s = scopes.find(v->name);
       if (s != scopes.end() && !s->second.empty())
-        nodes[me].binder = s->second.back();
+        std::tie(nodes[me].binder, nodes[me].binderSlot) = s->second.back();
       else
         h = llvm::hash_combine(h, v->name); // a global name
       // A bound variable's name is not hashed: equal terms may name their
@@ -390,7 +394,7 @@ private:
       auto *let = cast<LetPairTerm>(t);
       h = llvm::hash_combine(h, let->first.empty(), let->second.empty());
       child(&let->value);
-      bindIn(let->first, [&] { bindIn(let->second, [&] { child(&let->body); }); });
+      bindIn(let->first, [&] { bindIn(let->second, [&] { child(&let->body); }, 1); });
       break;
     }
     case TermKind::Sup:
@@ -433,7 +437,7 @@ private:
       return false;
     if (n.term->kind != TermKind::App && n.term->kind != TermKind::Opr)
       return false;
-    return numbers.isNumber(n.term);
+    return numbers.isPlain(n.term);
   }
 
   bool inside(int i, int root) const { return i >= root && i < root + int(nodes[root].size); }
@@ -453,6 +457,8 @@ private:
       if (x.term->kind == TermKind::Var) {
         bool boundInside = x.binder >= 0 && inside(x.binder, a);
         if (boundInside ? y.binder != x.binder - a + b : y.binder != x.binder)
+          return false;
+        if (x.binderSlot != y.binderSlot)
           return false;
         if (x.binder < 0 && cast<VarTerm>(x.term)->name != cast<VarTerm>(y.term)->name)
           return false;
@@ -566,11 +572,11 @@ private:
   }
 
   Program &program;
-  const NumericResults &numbers;
+  const PlainValues &numbers;
   Term **body;
   unsigned &counter;
   std::vector<Node> nodes;
-  llvm::StringMap<llvm::SmallVector<int, 4>> scopes;
+  llvm::StringMap<llvm::SmallVector<std::pair<int, unsigned>, 4>> scopes;
   llvm::DenseSet<const LamTerm *> crossableLams;
 };
 
@@ -582,7 +588,7 @@ SharingStats recoverSharing(Program &program) {
   for (const Definition &d : program.defs)
     if (containsSup(d.body))
       return stats;
-  NumericResults numbers(program);
+  PlainValues numbers(program);
   unsigned counter = 0;
   for (Definition &d : program.defs) {
     if (d.builtin)
