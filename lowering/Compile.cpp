@@ -23,12 +23,19 @@ std::optional<net::Book> readNetDefinitions(const core::Program &program,
   std::string text;
   llvm::StringSet<> written;
   for (const core::HvmDefinition &h : program.hvmDefs) {
-    text += "@" + h.name.str() + " = " + h.text.str() + "\n";
+    text += '@';
+    text += h.name;
+    text += " = ";
+    text += h.text;
+    text += '\n';
     written.insert(h.name);
   }
   for (const hir::Function &fn : module.functions)
-    if (!written.contains(fn.name))
-      text += "@" + fn.name.str() + " = *\n";
+    if (!written.contains(fn.name)) {
+      text += '@';
+      text += fn.name;
+      text += " = *\n";
+    }
   if (!written.contains("main") && module.entry != "main")
     text += "@main = *\n";
   llvm::SourceMgr &sm = diags.sourceMgr();
