@@ -3,6 +3,7 @@
 
 #include "runtime/common/NumericText.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 
@@ -168,6 +169,10 @@ private:
   bool constrainDefinition(uint32_t id);
   void select(uint32_t id);
   bool relationKnown(TreeId con) { return uf.sameSet(book[con].fst.index, con.index); }
+  /// Whether a `(a b)` whose relation is known is a LAM or an APP.
+  bool functionRelation(TreeId con) {
+    return uf.find(book[con].fst.index).parity != uf.find(con.index).parity;
+  }
   void applyShape(uint32_t cls);
   void decideShapes();
 
@@ -187,16 +192,7 @@ private:
 std::optional<rt::Book> Polarizer::run() {
   if (!indexDefinitions())
     return std::nullopt;
-  // Constraints of every definition first: which `(a b)` is a function and
-  // which a pair flows between definitions (see ShapeInference.h).
-  // A compiled book says what every `(a b)` is; only text needs the guess.
-  bool guessing = llvm::any_of(book.trees, [](const net::Tree &t) {
-    return t.kind == TreeKind::Con && t.role == net::ConRole::Unknown;
-  });
-  if (guessing)
-    shapes = inferShapes(book);
-  else
-    shapes.resize(book.trees.size());
+  // Constraints of every definition first.
   states.resize(book.defs.size());
   bool ok = true;
   for (uint32_t id = 0; id < book.defs.size(); ++id)
@@ -209,6 +205,23 @@ std::optional<rt::Book> Polarizer::run() {
     for (TreeId con : st.conNodes)
       if (book[con].role != net::ConRole::Unknown && !relationKnown(con))
         uf.unite(book[con].fst.index, con.index, book[con].role == net::ConRole::Function);
+  // Then which `(a b)` is a function and which a pair flows between
+  // definitions (see ShapeInference.h), starting from what each definition
+  // alone already says, so that inference never joins a known function with
+  // a known pair. Only text needs this.
+  bool guessing = llvm::any_of(book.trees, [](const net::Tree &t) {
+    return t.kind == TreeKind::Con && t.role == net::ConRole::Unknown;
+  });
+  if (guessing) {
+    std::vector<ConShape> known(book.trees.size(), ConShape::Unknown);
+    for (const DefState &st : states)
+      for (TreeId con : st.conNodes)
+        if (relationKnown(con))
+          known[con.index] = functionRelation(con) ? ConShape::Function : ConShape::Pair;
+    shapes = inferShapes(book, known);
+  } else {
+    shapes.resize(book.trees.size());
+  }
   decideShapes();
   for (uint32_t id = 0; id < book.defs.size(); ++id) {
     select(id);
@@ -292,17 +305,20 @@ void Polarizer::applyShape(uint32_t cls) {
 }
 
 /// Shapes known from the constraints (a number in a pair, a switch's cases)
-/// spread to their classes, and back to polarities, until nothing changes.
+/// or from inference spread to their classes, and back to polarities, until
+/// nothing changes.
 void Polarizer::decideShapes() {
   for (bool changed = true; changed;) {
     changed = false;
     for (const DefState &st : states)
       for (TreeId con : st.conNodes) {
         uint32_t cls = shapes.classOf(con);
-        if (cls == ShapeClasses::None || shapes.shape(cls) != ConShape::Unknown || !relationKnown(con))
+        if (cls == ShapeClasses::None ||
+            relationKnown(con) == (shapes.shape(cls) != ConShape::Unknown))
           continue;
-        ParityUnionFind::Root a = uf.find(book[con].fst.index), b = uf.find(con.index);
-        shapes.decide(cls, a.parity != b.parity ? ConShape::Function : ConShape::Pair);
+        // A class whose shape inference already knew, or one a member decides.
+        if (shapes.shape(cls) == ConShape::Unknown)
+          shapes.decide(cls, functionRelation(con) ? ConShape::Function : ConShape::Pair);
         applyShape(cls);
         changed = true;
       }
@@ -449,19 +465,20 @@ bool Polarizer::checkUseCounts() {
 // left side as the negative one.
 //
 // Order matters, because one choice can decide another through a variable.
-// Redex trees go first, in pre-order: `@f ~ (a (b r))` is a call, so its
+// Redex spines go first, in pre-order: `@f ~ (a (b r))` is a call, so its
 // spine is surely made of APPs, and what they decide about variables tells a
 // pattern in a binder (`((b d) f)` takes apart what is passed in: UNT) from a
 // curried function. The root tree follows, in pre-order, so a binder (which
 // comes before its uses) is the one that becomes a LAM: `(b (a (a b)))` is
-// λb.λa.(a, b).
+// λb.λa.(a, b). The rest of the redex trees, the arguments of calls, come last:
+// what they build from the parameters (`@f ~ ((a (b c)) r)`, a tuple of them)
+// follows from the binders.
 void Polarizer::applyDefaults() {
   auto decide = [&](TreeId con) {
     uint32_t cls = shapes.classOf(con);
     if (relationKnown(con)) {
       if (cls != ShapeClasses::None && shapes.shape(cls) == ConShape::Unknown) {
-        ParityUnionFind::Root a = uf.find(book[con].fst.index), b = uf.find(con.index);
-        shapes.decide(cls, a.parity != b.parity ? ConShape::Function : ConShape::Pair);
+        shapes.decide(cls, functionRelation(con) ? ConShape::Function : ConShape::Pair);
         applyShape(cls);
       }
       return;
@@ -476,10 +493,22 @@ void Polarizer::applyDefaults() {
     if (!relationKnown(con))
       uf.unite(book[con].fst.index, con.index, true);
   };
+  // A redex side's spine: the side and the second child of each `(a b)` on it.
+  llvm::DenseSet<uint32_t> spine;
+  for (const net::Redex &redex : def->redexes)
+    for (TreeId t : {redex.lhs, redex.rhs})
+      for (; book[t].kind == TreeKind::Con; t = book[t].snd)
+        spine.insert(t.index);
+  std::vector<TreeId> arguments;
   for (size_t i = rootConCount; i < conNodes.size(); ++i)
-    decide(conNodes[i]);
+    if (spine.count(conNodes[i].index))
+      decide(conNodes[i]);
+    else
+      arguments.push_back(conNodes[i]);
   for (size_t i = 0; i < rootConCount; ++i)
     decide(conNodes[i]);
+  for (TreeId con : arguments)
+    decide(con);
   for (const net::Redex &redex : def->redexes)
     if (!uf.sameSet(redex.lhs.index, positive))
       uf.unite(redex.lhs.index, positive, true);

@@ -3,18 +3,31 @@
 // runtime must know, or a pair built in one definition meets a pattern that
 // was guessed to be an application in another.
 //
-// Every wire gets a type; `(a b)` gives its wire the type Con(k, A, B) with a
-// shape variable k; the two ends of a wire, both sides of a redex, a reference
-// and its definition's root, and the copies of a `{a b}` all share a type; a
-// switch's cases are Pair(zero, Function(number, result)). Unification (no
-// generalisation: a definition has one type) puts the `(a b)` nodes into
-// classes that must share a shape. Numbers carry no type at all, so a tree of
-// depth-indexed pairs with numbers at the leaves unifies without conflict.
-// Conflicts (a polymorphic helper used at two shapes) are skipped: the classes
-// then say less, and polarity inference falls back on its defaults.
+// Every wire gets a type; `(a b)` gives its wire a type Con(k, A, B) with a
+// shape class k; the two ends of a wire, both sides of a redex and the copies
+// of a `{a b}` share a type. Unification puts the `(a b)` nodes that can meet
+// into classes that must share a shape. Numbers carry no type at all, so a
+// tree of depth-indexed pairs with numbers at the leaves unifies without
+// conflict. On top of plain unification, so that the books Bend writes type:
+//  - let-polymorphism: definitions are typed callees first, one strongly
+//    connected component of the reference graph at a time, and each reference
+//    to an earlier one takes a fresh copy of its type. A class stands for
+//    nodes of the book, so copies keep the classes: a helper used at two
+//    shapes ties each use to its own nodes, not the two uses to each other;
+//  - constructors and matches: Bend's data are `λm. m tag f1 .. fn`, taken
+//    apart by `(?((case0 case1) r) r)`, a switch on the tag. Each match on a
+//    value gets its own answer type (the type of a value does not fix what a
+//    match on it returns, which plain unification would say), and a switch
+//    applied to a known tag ties only that tag's branch;
+//  - the host: an IO program's result is read by the host, which takes each
+//    call's argument apart as a tuple and builds the Result it answers with.
+// Conflicts (a function used as a pair) are skipped: the classes then say
+// less, and polarity inference falls back on its defaults.
 #pragma once
 
 #include "ir/Net.h"
+
+#include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
 #include <vector>
@@ -61,6 +74,8 @@ private:
   unsigned conflictCount = 0;
 };
 
-ShapeClasses inferShapes(const net::Book &book);
+/// `known` (empty, or one per tree) gives the shapes of `(a b)` trees that
+/// are already certain; a class never joins a function with a pair.
+ShapeClasses inferShapes(const net::Book &book, llvm::ArrayRef<ConShape> known = {});
 
 } // namespace bendc

@@ -43,3 +43,14 @@ inline Outcome runText(const std::string &text, const rt::RunOptions &options) {
 }
 
 } // namespace bendc::testing
+
+/// In a doctest case: the run succeeded and printed `text` (an Outcome's
+/// diagnostics and message are shown when it did not).
+#define CHECK_RESULT(outcome, text)                                                               \
+  do {                                                                                            \
+    INFO(outcome.diagnostics);                                                                    \
+    INFO(outcome.run.message);                                                                    \
+    REQUIRE(outcome.run.status == rt::RunStatus::Ok);                                             \
+    CHECK(outcome.run.result == text);                                                            \
+  } while (0)
+

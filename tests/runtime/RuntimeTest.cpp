@@ -19,14 +19,6 @@ Outcome runText(const char *text, unsigned threads = 1, uint64_t mem = 64 << 20)
 
 uint64_t rule(const Outcome &o, rt::Rule r) { return o.run.stats.byRule[unsigned(r)]; }
 
-#define CHECK_RESULT(outcome, text)                                                               \
-  do {                                                                                            \
-    INFO(outcome.diagnostics);                                                                    \
-    INFO(outcome.run.message);                                                                    \
-    REQUIRE(outcome.run.status == rt::RunStatus::Ok);                                             \
-    CHECK(outcome.run.result == text);                                                            \
-  } while (0)
-
 } // namespace
 
 TEST_CASE("a reference expands into its definition (call)") {
