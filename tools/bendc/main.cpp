@@ -169,6 +169,11 @@ bool printNetStage(const net::Book &netBook, const rt::Book &book,
 }
 
 int runHvmInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
+  if (!programArgs.empty()) {
+    errs() << "bendc: error: program arguments ('" << programArgs.front()
+           << "'...) apply to a Bend program's main; a .hvm book takes none\n";
+    return ExitUsage;
+  }
   std::optional<net::Book> netBook = readHvmBook(sources, buffer, diags);
   if (!netBook || diags.hasErrors())
     return finishWithDiagnostics(diags);
