@@ -64,14 +64,17 @@ bool containsSup(const Term *t) {
 /// Which terms evaluate to plain values, which a DUP copies exactly: numbers
 /// and, where the type checker proved it, data with no function inside.
 /// Definitions: those the checker proved to return plain data, and a
-/// greatest fixpoint over the rest (numbers only), so a recursive definition
-/// whose other paths give numbers counts too. A variable holds a number when
+/// greatest fixpoint over the rest, so a recursive definition whose other
+/// paths give numbers, or constructors holding plain values, counts too. A variable holds a number when
 /// the program uses it as one (an operand or a switch's scrutinee: anything
 /// else there would be a type error), when it is a switch's predecessor, or
 /// when it is let-bound to a plain value.
 class PlainValues {
 public:
   explicit PlainValues(const Program &program) : program(program) {
+    for (const AdtInfo &adt : program.adts)
+      for (const AdtInfo::Ctr &c : adt.ctrs)
+        ctrFields[c.name] = unsigned(c.fields.size());
     for (const Definition &d : program.defs) {
       arity[d.name] = arityOf(d.body);
       numeric[d.name] = true;
@@ -89,10 +92,27 @@ public:
         }
       }
     }
+    settled = true;
   }
 
+  bool isConstructor(llvm::StringRef name) const { return ctrFields.count(name) != 0; }
+
   /// Whether `t` evaluates to a plain value (as far as the program shows).
+  /// Once the definitions are settled, answers are kept: a long list of
+  /// constructors is asked about at every cell.
   bool isPlain(const Term *t) const {
+    if (!settled)
+      return decide(t);
+    auto known = memo.find(t);
+    if (known != memo.end())
+      return known->second;
+    bool plain = decide(t);
+    memo[t] = plain;
+    return plain;
+  }
+
+private:
+  bool decide(const Term *t) const {
     switch (t->kind) {
     case TermKind::Num:
     case TermKind::Opr: return true;
@@ -111,7 +131,13 @@ public:
     case TermKind::Let: return isPlain(cast<LetTerm>(t)->body);
     case TermKind::LetTup:
     case TermKind::Dup: return isPlain(cast<LetPairTerm>(t)->body);
-    case TermKind::Ref: return callIsPlain(cast<RefTerm>(t)->name, 0);
+    case TermKind::Ref: {
+      llvm::StringRef name = cast<RefTerm>(t)->name;
+      auto ctr = ctrFields.find(name);
+      if (ctr != ctrFields.end())
+        return ctr->second == 0;
+      return callIsPlain(name, 0);
+    }
     case TermKind::App: {
       auto *app = cast<AppTerm>(t);
       auto m = program.matches.find(app);
@@ -122,20 +148,31 @@ public:
             return false;
         return true;
       }
-      unsigned args = 0;
+      llvm::SmallVector<const Term *, 4> args;
       const Term *head = t;
       while (auto *a = dyn_cast<AppTerm>(head)) {
+        args.push_back(a->arg);
         head = a->fun;
-        ++args;
       }
       auto *ref = dyn_cast<RefTerm>(head);
-      return ref && callIsPlain(ref->name, args);
+      if (!ref)
+        return false;
+      // A constructor given all its fields is plain when they are.
+      auto ctr = ctrFields.find(ref->name);
+      if (ctr != ctrFields.end()) {
+        if (ctr->second != args.size())
+          return false;
+        for (const Term *arg : args)
+          if (!isPlain(arg))
+            return false;
+        return true;
+      }
+      return callIsPlain(ref->name, unsigned(args.size()));
     }
     default: return false;
     }
   }
 
-private:
   struct Binder {
     bool numeric = false;
     const Term *letValue = nullptr;
@@ -229,6 +266,9 @@ private:
   const Program &program;
   llvm::StringMap<unsigned> arity;
   llvm::StringMap<bool> numeric;
+  llvm::StringMap<unsigned> ctrFields; // constructors: how many fields
+  bool settled = false;
+  mutable llvm::DenseMap<const Term *, bool> memo;
   llvm::DenseSet<const VarTerm *> numericVars;
   llvm::DenseMap<const VarTerm *, const Term *> letValueOf;
 };
@@ -243,7 +283,7 @@ struct Node {
   unsigned binderSlot = 0; // which of that node's names (a pair binds two)
   unsigned size = 1; // nodes in the subterm
   uint64_t hash = 0;
-  bool hasApp = false;      // an application somewhere inside
+  bool hasCall = false;     // a call of a function (not a constructor) inside
   bool hasUnscoped = false; // `$x` or λ$x somewhere inside
   bool crossable = false;   // a λ work may move out of (switch predecessor, match fields)
 };
@@ -319,7 +359,7 @@ private:
     auto child = [&](Term **s) {
       int c = visit(s, me);
       h = llvm::hash_combine(h, nodes[c].hash);
-      nodes[me].hasApp |= nodes[c].hasApp;
+      nodes[me].hasCall |= nodes[c].hasCall;
       nodes[me].hasUnscoped |= nodes[c].hasUnscoped;
     };
     auto bindIn = [&](llvm::StringRef name, auto &&inside, unsigned slot = 0) {
@@ -363,7 +403,12 @@ private:
     }
     case TermKind::App: {
       auto *app = cast<AppTerm>(t);
-      nodes[me].hasApp = true;
+      // The innermost application of a spine names what is applied:
+      // building constructors is no work (their nodes are in the net).
+      if (app->fun->kind != TermKind::App) {
+        auto *head = dyn_cast<RefTerm>(app->fun);
+        nodes[me].hasCall = !head || !numbers.isConstructor(head->name);
+      }
       auto m = program.matches.find(app);
       DecodedMatch match;
       if (m != program.matches.end() && decodeMatch(program.encoding, app, m->second, match)) {
@@ -433,7 +478,7 @@ private:
   /// Rule 1, 2 and 4 (no unscoped variable).
   bool isCandidate(int i) const {
     const Node &n = nodes[i];
-    if (n.hasUnscoped || !n.hasApp)
+    if (n.hasUnscoped || !n.hasCall)
       return false;
     if (n.term->kind != TermKind::App && n.term->kind != TermKind::Opr)
       return false;

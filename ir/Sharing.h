@@ -8,13 +8,14 @@
 // at each occurrence. Linearization then duplicates the one result.
 //
 // Which subterms are shared (the rule; see Sharing.cpp for each case):
-//  1. It is work: an application or an operator with an application inside.
-//  2. Its value is plain: a number (an operator, or a saturated call of a
-//     definition that returns a number on every path, by a greatest fixpoint
-//     over the program where a variable the program uses as a number — an
-//     operand, a switch's scrutinee or predecessor — counts as one), or the
-//     result of a checked definition whose type is data with no function
-//     inside. Duplicating such a value is exact; duplicating a λ whose body
+//  1. It is work: an application or an operator with a call of a function
+//     inside (building constructors is not: their nodes are in the net).
+//  2. Its value is plain: a number, a constructor given all its fields whose
+//     values are plain, a saturated call of a definition that returns plain
+//     values on every path (a greatest fixpoint over the program, where a
+//     variable the program uses as a number — an operand, a switch's
+//     scrutinee or predecessor — counts as one), or the result of a checked
+//     definition whose type is data with no function inside. Duplicating such a value is exact; duplicating a λ whose body
 //     itself duplicates, or a superposition, is not with one DUP label, and a
 //     value of unknown shape might be either.
 //  3. No occurrence is under a λ below the binding point, except the λs that
