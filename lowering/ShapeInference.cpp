@@ -52,6 +52,10 @@ using net::TreeId;
 using net::TreeKind;
 
 constexpr uint32_t None = ~0u;
+/// The largest number read as a constructor's tag (types with more
+/// constructors are typed without telling their tags apart).
+constexpr uint32_t MaxTagKey = 64;
+
 // HVM2's IO magic number, IO/MAGIC = (0xD0CA11, 0xFF1FF1).
 constexpr uint32_t IoMagicHi = 0xD0CA11, IoMagicLo = 0xFF1FF1;
 
@@ -504,6 +508,10 @@ private:
         work.push_back({k.result, nodes[a].res});
       } else if (k.value == 0) {
         work.push_back({k.result, nodes[a].zero});
+      } else if (k.value > MaxTagKey) {
+        // Not a tag (the IO magic met a switch): no chain of predecessors.
+        uint32_t app = con(funClass, fresh(), k.result); // may move `nodes`
+        work.push_back({nodes[a].succ, app});
       } else {
         uint32_t succ = nodes[a].succ;
         uint32_t app = keyed(funClass, k.value - 1, k.result); // may move `nodes`
@@ -826,7 +834,11 @@ ShapeClasses inferShapes(const net::Book &book, llvm::ArrayRef<ConShape> known) 
     case TreeKind::Con: {
       uint32_t cls = newClass(t);
       uint32_t type;
-      if (std::optional<uint32_t> key = constantOf(tree.fst)) {
+      std::optional<uint32_t> key = constantOf(tree.fst);
+      // Constructor tags are small; a larger number is a value, and keying on
+      // it would unroll a switch chain once per unit (a countdown from
+      // 200 000 took seconds to type). The IO magic marks calls to the host.
+      if (key && (*key <= MaxTagKey || *key == IoMagicHi)) {
         type = types.keyed(cls, *key, typeAt(tree.snd));
       } else if (isCase(tree)) {
         const net::Tree &swi = book[tree.fst];
