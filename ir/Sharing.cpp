@@ -37,38 +37,15 @@ const Term *stripLams(const Term *t, unsigned n) {
   return t;
 }
 
-bool containsSup(const Term *t) {
-  switch (t->kind) {
-  case TermKind::Sup: return true;
-  case TermKind::Var:
-  case TermKind::Link:
-  case TermKind::Era:
-  case TermKind::Num:
-  case TermKind::Ref: return false;
-  case TermKind::Lam: return containsSup(cast<LamTerm>(t)->body);
-  case TermKind::App: return containsSup(cast<AppTerm>(t)->fun) || containsSup(cast<AppTerm>(t)->arg);
-  case TermKind::Let: return containsSup(cast<LetTerm>(t)->value) || containsSup(cast<LetTerm>(t)->body);
-  case TermKind::LetTup:
-  case TermKind::Dup:
-    return containsSup(cast<LetPairTerm>(t)->value) || containsSup(cast<LetPairTerm>(t)->body);
-  case TermKind::Tup:
-    return containsSup(cast<PairTerm>(t)->first) || containsSup(cast<PairTerm>(t)->second);
-  case TermKind::Opr: return containsSup(cast<OprTerm>(t)->lhs) || containsSup(cast<OprTerm>(t)->rhs);
-  case TermKind::Swi:
-    return containsSup(cast<SwiTerm>(t)->arg) || containsSup(cast<SwiTerm>(t)->zero) ||
-           containsSup(cast<SwiTerm>(t)->succ);
-  }
-  return true;
-}
-
 /// Which terms evaluate to plain values, which a DUP copies exactly: numbers
-/// and, where the type checker proved it, data with no function inside.
-/// Definitions: those the checker proved to return plain data, and a
-/// greatest fixpoint over the rest, so a recursive definition whose other
-/// paths give numbers, or constructors holding plain values, counts too. A variable holds a number when
-/// the program uses it as one (an operand or a switch's scrutinee: anything
-/// else there would be a type error), when it is a switch's predecessor, or
-/// when it is let-bound to a plain value.
+/// and, where the type checker proved it or constructors show it, data with
+/// no function inside. Definitions: those the checker proved to return plain
+/// data, and a greatest fixpoint over the rest, so a recursive definition
+/// whose other paths give numbers, or constructors holding plain values,
+/// counts too. A variable holds a number when the program uses it as one (an
+/// operand or a switch's scrutinee: anything else there would be a type
+/// error), when it is a switch's predecessor, or when it is let-bound to a
+/// plain value.
 class PlainValues {
 public:
   explicit PlainValues(const Program &program) : program(program) {
@@ -96,6 +73,9 @@ public:
   }
 
   bool isConstructor(llvm::StringRef name) const { return ctrFields.count(name) != 0; }
+
+  /// Some definition holds a superposition (found on the way).
+  bool hasSuperposition = false;
 
   /// Whether `t` evaluates to a plain value (as far as the program shows).
   /// Once the definitions are settled, answers are kept: a long list of
@@ -236,6 +216,8 @@ private:
       });
     }
     case TermKind::Sup:
+      hasSuperposition = true;
+      [[fallthrough]];
     case TermKind::Tup:
       findNumericVariables(cast<PairTerm>(t)->first, scopes, false);
       return findNumericVariables(cast<PairTerm>(t)->second, scopes, false);
@@ -629,11 +611,9 @@ private:
 
 SharingStats recoverSharing(Program &program) {
   SharingStats stats;
-  // Rule 6.
-  for (const Definition &d : program.defs)
-    if (containsSup(d.body))
-      return stats;
   PlainValues numbers(program);
+  if (numbers.hasSuperposition)
+    return stats; // rule 6
   unsigned counter = 0;
   for (Definition &d : program.defs) {
     if (d.builtin)

@@ -77,13 +77,9 @@ struct IoSession::Impl {
         t = there;
         continue;
       }
-      if (tagOf(t) != tag::Ref)
+      if (tagOf(t) != tag::Ref || !expand(t))
         break;
-      if (!room(net->book().defs[refOf(t)].nodeCount))
-        break;
-      t = net->expandRef(refOf(t));
       p.copies.push_back(t);
-      reduce();
     }
     p.value = failed ? eraTerm() : t;
     return p;
@@ -110,14 +106,18 @@ struct IoSession::Impl {
       }
       if (tagOf(t) != tag::Ref)
         return t;
-      if (!net->reserve(net->book().defs[refOf(t)].nodeCount)) {
-        failed = true;
-        break;
-      }
-      t = net->expandRef(refOf(t));
-      reduce();
+      expand(t);
     }
     return nulTerm();
+  }
+
+  /// Replaces the reference `t` by a reduced copy of its definition; false
+  /// when the run failed.
+  bool expand(Term &t) {
+    if (!room(net->book().defs[refOf(t)].nodeCount))
+      return false;
+    t = net->expandRef(refOf(t));
+    return reduce();
   }
 
   void drop(Term pos) { net->link(eraTerm(), pos); }
@@ -656,7 +656,6 @@ struct IoSession::Impl {
       net->link(nodeTerm(tag::App, app), io.fields[3]);
       reduce();
     }
-    flushOutput();
     return !failed;
   }
 
