@@ -45,7 +45,9 @@ static FrontendResult run(llvm::SourceMgr &sm, unsigned bufferId, const Frontend
     ast::printModule(os, module, sm);
     return result;
   }
-  result.program = buildProgram(sm, bufferId, opts, diags);
+  if (opts.index)
+    result.index = std::make_unique<ProgramIndex>();
+  result.program = buildProgram(sm, bufferId, opts, diags, result.index.get());
   if (opts.sharing && result.program && !diags.hasErrors())
     result.shared = core::recoverSharing(*result.program).shared;
   // Core is shown only when it is complete: after an error it has holes.

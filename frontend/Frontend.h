@@ -2,8 +2,10 @@
 #pragma once
 
 #include "frontend/Diagnostic.h"
+#include "frontend/Index.h"
 #include "ir/Core.h"
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
@@ -31,12 +33,21 @@ struct FrontendOptions {
   std::vector<std::string> mainArgs;
   /// Sharing recovery (ir/Sharing.h) on the finished Core: -Osharing.
   bool sharing = true;
+  /// Build a ProgramIndex of the main file (for editors).
+  bool index = false;
+  /// A file without an entry point is an error (not for an editor, which
+  /// also opens the files a program imports).
+  bool requireMain = true;
+  /// Files read from here instead of the disk, by path as imports spell it
+  /// after `.`/`..` are removed (an editor's unsaved documents).
+  const llvm::StringMap<std::string> *unsavedFiles = nullptr;
 };
 
 struct FrontendResult {
   std::string emitted;                  // the text for --emit, if any
   std::unique_ptr<core::Program> program; // null when there were errors or only tokens/ast were asked
   unsigned shared = 0;                    // subterms sharing recovery let-bound
+  std::unique_ptr<ProgramIndex> index;    // when FrontendOptions::index; also after errors
 };
 
 /// Reads `path` into `sm`, then lexes, parses, resolves and desugars it (and

@@ -4,6 +4,7 @@
 #include "frontend/TypeCheck.h"
 
 #include "frontend/Desugar.h"
+#include "frontend/IndexBuilder.h"
 #include "frontend/Parse.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -66,6 +67,7 @@ public:
   void registerAll();
   std::vector<std::unique_ptr<FileScope>> files;
   std::string mainDir;
+  const llvm::StringMap<std::string> *unsaved = nullptr;
 
 private:
   void computeLocals(FileScope &f);
@@ -79,6 +81,9 @@ private:
   bool hasLocal(const FileScope &f, StringRef name) const;
   void registerFile(FileScope &f);
   void defineName(const std::string &global, SourceRange range, bool builtin, bool isCtr);
+  bool isFile(const std::string &p) const {
+    return (unsaved && unsaved->count(p)) || llvm::sys::fs::is_regular_file(p);
+  }
 
   llvm::SourceMgr &sm;
   DiagnosticEngine &diags;
@@ -131,7 +136,12 @@ FileScope *Loader::load(StringRef path, SourceRange at) {
   auto it = byPath.find(path);
   if (it != byPath.end())
     return it->second;
-  auto buf = llvm::MemoryBuffer::getFile(path, false, true);
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buf = std::error_code();
+  if (auto text = unsaved ? unsaved->find(path) : llvm::StringMap<std::string>::const_iterator();
+      unsaved && text != unsaved->end())
+    buf = llvm::MemoryBuffer::getMemBufferCopy(text->second, path);
+  else
+    buf = llvm::MemoryBuffer::getFile(path, false, true);
   if (!buf) {
     diags.report(DiagKind::ImportNotFound, at.toSM(), "cannot read '" + path.str() + "'");
     return nullptr;
@@ -187,7 +197,6 @@ void Loader::bindFile(FileScope &into, FileScope &from, StringRef stem, StringRe
   }
 }
 
-static bool isFile(const std::string &p) { return llvm::sys::fs::is_regular_file(p); }
 static bool isDir(const std::string &p) { return llvm::sys::fs::is_directory(p); }
 
 void Loader::importOne(FileScope &into, ImportDecl *imp) {
@@ -426,10 +435,11 @@ void applyArguments(Desugarer &desugarer, Book &book, const FileScope &mainFile,
 }
 
 void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
-                  DiagnosticEngine &diags) {
+                  DiagnosticEngine &diags, bool requireMain) {
   llvm::StringRef entry = entryName(book, mainFile);
   if (entry.empty()) {
-    diags.report(DiagKind::MissingMain, llvm::SMLoc(), "the program has no 'main' definition");
+    if (requireMain)
+      diags.report(DiagKind::MissingMain, llvm::SMLoc(), "the program has no 'main' definition");
     return;
   }
   if (const DefData &def = book.defs[entry]; def.hvm) {
@@ -499,7 +509,8 @@ void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
 } // namespace
 
 std::unique_ptr<core::Program> buildProgram(llvm::SourceMgr &sm, unsigned mainBuffer,
-                                            const FrontendOptions &opts, DiagnosticEngine &diags) {
+                                            const FrontendOptions &opts, DiagnosticEngine &diags,
+                                            ProgramIndex *index) {
   auto prog = std::make_unique<core::Program>();
   prog->encoding = opts.encoding;
   // Arguments are read first, as `bend run` reads its command line first.
@@ -509,6 +520,7 @@ std::unique_ptr<core::Program> buildProgram(llvm::SourceMgr &sm, unsigned mainBu
   Loader loader(sm, diags, book);
   StringRef ident = sm.getMemoryBuffer(mainBuffer)->getBufferIdentifier();
   loader.mainDir = llvm::sys::path::parent_path(ident).str();
+  loader.unsaved = opts.unsavedFiles;
   if (opts.prelude) {
     auto buf = llvm::MemoryBuffer::getMemBuffer(preludeText(), "<builtins>", true);
     unsigned id = sm.AddNewSourceBuffer(std::move(buf), llvm::SMLoc());
@@ -523,9 +535,16 @@ std::unique_ptr<core::Program> buildProgram(llvm::SourceMgr &sm, unsigned mainBu
   if (!args.empty())
     applyArguments(desugarer, book, *mainFile, args, diags);
   if (!diags.hasErrors())
-    checkProgram(*prog, book, *mainFile, diags);
+    checkProgram(*prog, book, *mainFile, diags, opts.requireMain);
+  TypeInfo types;
   if (!diags.hasErrors() && opts.typeCheck)
-    typeCheck(*prog, book, desugarer.typingFacts(), diags);
+    typeCheck(*prog, book, desugarer.typingFacts(), diags, index ? &types : nullptr);
+  if (index) {
+    std::vector<const FileScope *> files;
+    for (const auto &f : loader.files)
+      files.push_back(f.get());
+    buildIndex(*index, sm, book, files, *mainFile, std::move(types));
+  }
   return prog;
 }
 

@@ -11,8 +11,9 @@
 namespace bendc::frontend {
 
 /// Parses the main buffer, the prelude and every imported file, then
-/// desugars the whole program to Core.
+/// desugars the whole program to Core. Fills `index` when given.
 std::unique_ptr<core::Program> buildProgram(llvm::SourceMgr &sm, unsigned mainBuffer,
-                                            const FrontendOptions &opts, DiagnosticEngine &diags);
+                                            const FrontendOptions &opts, DiagnosticEngine &diags,
+                                            ProgramIndex *index = nullptr);
 
 } // namespace bendc::frontend

@@ -75,10 +75,17 @@ struct Mismatch {
 class Checker {
 public:
   Checker(const core::Program &prog, const Book &book, const TypingFacts &facts,
-          DiagnosticEngine &diags)
-      : prog(prog), book(book), facts(facts), diags(diags) {}
+          DiagnosticEngine &diags, TypeInfo *info)
+      : prog(prog), book(book), facts(facts), diags(diags), info(info) {}
 
   void run();
+  /// Every scheme known, as text, into `info`.
+  void exportSchemes() {
+    for (auto &s : schemes) {
+      varNames.clear();
+      info->schemes[s.first()] = show(s.second);
+    }
+  }
 
 private:
   // ---- types ----------------------------------------------------------------
@@ -188,6 +195,10 @@ private:
   const Book &book;
   const TypingFacts &facts;
   DiagnosticEngine &diags;
+  TypeInfo *info;
+  // The type of each variable use of the group being inferred; shown once
+  // the group is done, when the types are as precise as they will be.
+  llvm::DenseMap<const char *, Ty *> useTypes;
 
   std::deque<Ty> store;
   unsigned level = 0;
@@ -541,7 +552,12 @@ Ty *Checker::infer(const Term *t) {
   if (auto note = facts.matches.find(t); note != facts.matches.end())
     return inferMatch(note->second);
   switch (t->kind) {
-  case TermKind::Var: return lookupVar(cast<core::VarTerm>(t)->name);
+  case TermKind::Var: {
+    Ty *ty = lookupVar(cast<core::VarTerm>(t)->name);
+    if (info && t->loc.isValid())
+      useTypes.try_emplace(t->loc.getPointer(), ty);
+    return ty;
+  }
   case TermKind::Ref: return refType(cast<core::RefTerm>(t)->name);
   case TermKind::Link:
     fail(DiagKind::UntypedTerm, t,
@@ -756,6 +772,12 @@ void Checker::inferGroup(llvm::ArrayRef<unsigned> group) {
   }
   level = 0;
   currentSig = nullptr;
+  if (info && !failed)
+    for (auto &[loc, ty] : useTypes) {
+      varNames.clear();
+      info->uses.try_emplace(loc, show(ty));
+    }
+  useTypes.clear();
   for (unsigned i : group) {
     const CheckedDef &d = checked[i];
     StringRef name = d.def->name;
@@ -961,9 +983,11 @@ bool Checker::isPlainAdt(StringRef name) {
 }
 
 void typeCheck(core::Program &prog, const Book &book, const TypingFacts &facts,
-               DiagnosticEngine &diags) {
-  Checker checker(prog, book, facts, diags);
+               DiagnosticEngine &diags, TypeInfo *info) {
+  Checker checker(prog, book, facts, diags, info);
   checker.run();
+  if (info)
+    checker.exportSchemes();
   checker.collectPlainResults(prog.plainResults);
 }
 
