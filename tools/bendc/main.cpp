@@ -14,6 +14,7 @@
 #include "lowering/Polarize.h"
 #include "lowering/Readback.h"
 #include "runtime/Runtime.h"
+#include "tools/lsp/LanguageServer.h"
 
 #include "llvm/Support/BuryPointer.h"
 #include "llvm/Support/CommandLine.h"
@@ -44,6 +45,9 @@ cl::list<std::string> programArgs(cl::Positional, cl::desc("[program arguments..
 cl::opt<std::string> outputPath("o", cl::desc("Write the compiled net book (.hvm) to <file>"),
                                 cl::value_desc("file"), cl::cat(category));
 cl::opt<bool> runFlag("run", cl::desc("Reduce the program and print its result"), cl::cat(category));
+// Handled before the command line is parsed: the server takes no input file.
+cl::opt<bool> lspFlag("lsp", cl::desc("Serve the Language Server Protocol on stdin and stdout (for editors)"),
+                      cl::cat(category));
 cl::opt<bool> checkFlag("check", cl::desc("Check the program and report diagnostics only"),
                         cl::cat(category));
 cl::opt<std::string> emitStage("emit",
@@ -302,6 +306,10 @@ int main(int argc, char **argv) {
   static cl::alias statsShort("s", cl::aliasopt(stats), cl::desc("Alias for --stats"), cl::cat(category));
   statsFlag = &stats;
   cl::HideUnrelatedOptions({&category, &frontendOptionCategory()});
+  // `--stdio` is what editor clients add to say how they talk to the server.
+  for (int i = 1; i < argc; ++i)
+    if (StringRef(argv[i]) == "--lsp")
+      return lsp::runLanguageServer();
   cl::SetVersionPrinter([](raw_ostream &os) { os << "bendc 0.1.0\n"; });
   cl::ParseCommandLineOptions(argc, argv,
                               "bendc: compile Bend programs to interaction nets and run them\n");
