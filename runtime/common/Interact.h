@@ -135,6 +135,31 @@ BENDC_HD constexpr bool annihilates(uint8_t neg, uint8_t pos) {
 /// its chain of applications), that node is fused too, and so on down the
 /// chain. HVM2 counts the same interactions (a call, then one annihilation per
 /// level); nothing is built, linked and read back only to die at once.
+/// The most levels one expansion fuses (see expand).
+inline constexpr unsigned MaxFusedLevels = 16;
+
+/// The most redexes one call of `def` can push: its own redexes, plus the link
+/// of its root, or, when it is fused, one per level and one more for the last.
+/// `slots` are the book's template slots. Backends that size buffers by the
+/// pushes of one interaction use this bound.
+inline uint64_t maxCallPushes(const DefInfo &def, const Term *slots) {
+  // The levels a fusion can reach: a chain from the root through positive
+  // auxiliary slots that hold nodes (at most MaxFusedLevels deep).
+  auto levels = [&](auto &self, Term t, unsigned depth) -> unsigned {
+    if (!isNodeTag(tagOf(t)) || depth == MaxFusedLevels)
+      return 0;
+    const Term *node = slots + def.firstSlot + 2 * payloadOf(t);
+    unsigned deepest = 0;
+    for (unsigned i = 0; i < 2; ++i)
+      if (auxPositive(tagOf(t), i)) {
+        unsigned d = self(self, node[i], depth + 1);
+        deepest = d > deepest ? d : deepest;
+      }
+    return 1 + deepest;
+  };
+  return uint64_t(def.redexCount) + levels(levels, def.root, 0) + 1;
+}
+
 template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0) {
   const DefInfo &def = c.defs[id];
   // Locals: stores into net memory could alias the book as far as the
@@ -144,7 +169,7 @@ template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0)
   const Term *rdx = c.bookRedexes + def.firstRedex;
   Loc *locs = c.scratch;
   constexpr Loc Fused = Loc(1) << 63; // locs[k] of a fused node: Fused | level
-  constexpr unsigned MaxLevels = 16;
+  constexpr unsigned MaxLevels = MaxFusedLevels;
   struct Level {
     uint32_t node; // in the template
     uint8_t tag;   // its tag

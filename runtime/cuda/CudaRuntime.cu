@@ -32,8 +32,6 @@
 #include "runtime/common/Readback.h"
 #include "runtime/cuda/DeviceContext.cuh"
 
-#include <cuda_runtime.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
@@ -128,14 +126,15 @@ __global__ void bootKernel(NetView v, uint32_t mainId) {
 __global__ void __launch_bounds__(BlockThreads)
 roundKernel(NetView v, const Redex *in, unsigned long long lo, unsigned long long hi, unsigned bagCap,
             uint32_t smallLimit, bool bigPass) {
-  extern __shared__ Redex bag[];
+  Redex *bag = dynamicShared<Redex>();
   __shared__ unsigned bagCount;
   __shared__ unsigned bagRules[RuleBuckets];
   __shared__ unsigned long long flushBase;
   if (threadIdx.x == 0)
     bagCount = 0;
-  if (threadIdx.x < RuleBuckets)
-    bagRules[threadIdx.x] = 0;
+  // Strided: the big-call pass may run blocks of fewer threads than buckets.
+  for (unsigned r = threadIdx.x; r < RuleBuckets; r += blockDim.x)
+    bagRules[r] = 0;
   __syncthreads();
 
   unsigned gtid = blockIdx.x * blockDim.x + threadIdx.x;
@@ -156,16 +155,24 @@ roundKernel(NetView v, const Redex *in, unsigned long long lo, unsigned long lon
       }
     }
     __syncthreads();
-    if (bagCount >= bagCap / 2)
+    // Every thread reads the count before any pushes again in the next pass:
+    // threads that disagreed would meet different barriers (flushBag's).
+    bool flush = bagCount >= bagCap / 2;
+    __syncthreads();
+    if (flush)
       flushBag(v, bag, &bagCount, bagCap, &flushBase);
   }
   __syncthreads();
   flushBag(v, bag, &bagCount, bagCap, &flushBase);
-  if (threadIdx.x < RuleBuckets && bagRules[threadIdx.x] != 0)
-    atomicAdd(&v.st->ruleCount[threadIdx.x], (unsigned long long)bagRules[threadIdx.x]);
+  for (unsigned r = threadIdx.x; r < RuleBuckets; r += blockDim.x)
+    if (bagRules[r] != 0)
+      atomicAdd(&v.st->ruleCount[r], (unsigned long long)bagRules[r]);
   c.saveAlloc();
   flushCounts(c);
 }
+
+// The scatter kernel gives each of the first RuleBuckets threads a bucket.
+static_assert(BlockThreads >= RuleBuckets);
 
 struct RuleStarts {
   unsigned long long at[RuleBuckets];
@@ -215,7 +222,7 @@ scatterKernel(const Redex *src, unsigned long long m, Redex *dst, unsigned long 
 __global__ void __launch_bounds__(BlockThreads)
 localKernel(NetView v, Redex *S, unsigned long long n, unsigned cap, unsigned maxPush, unsigned exitAbove,
             unsigned budget) {
-  extern __shared__ Redex bufs[];
+  Redex *bufs = dynamicShared<Redex>();
   __shared__ unsigned count[2];
   __shared__ unsigned stop;
   Redex *buf[2] = {bufs, bufs + cap};
@@ -263,7 +270,9 @@ localKernel(NetView v, Redex *S, unsigned long long n, unsigned cap, unsigned ma
     __syncthreads();
     cur ^= 1;
   }
-  unsigned left = count[cur];
+  // After an overflow (reported through st->overflow) the count runs past the
+  // buffer; only what it holds is copied.
+  unsigned left = count[cur] < cap ? count[cur] : cap;
   for (unsigned k = threadIdx.x; k < left; k += blockDim.x)
     S[k] = buf[cur][k];
   if (threadIdx.x == 0) {
@@ -383,6 +392,16 @@ RunResult Runner::run(bool required) {
     return fail(RunStatus::NoDevice, "no usable CUDA device (" + why +
                                          "); use --backend=cpu, or --backend=auto to fall back to the CPU");
   }
+  // An execution error (an illegal address, a failed launch) is sticky: the
+  // context stays broken for the rest of the process and every call returns
+  // it. Such an error comes back twice in a row, where any other error is
+  // cleared by the first call; then the device is as good as absent, and
+  // --backend=auto falls back to the CPU instead of failing again.
+  e = cudaGetLastError();
+  if (e != cudaSuccess && cudaGetLastError() == e)
+    return fail(RunStatus::NoDevice, std::string("the CUDA device failed earlier in this process (") +
+                                         cudaGetErrorName(e) + ": " + cudaGetErrorString(e) +
+                                         ") and cannot be used again until bendc restarts; use --backend=cpu");
   if ((e = cudaGetDevice(&device)) != cudaSuccess || (e = cudaGetDeviceProperties(&prop, device)) != cudaSuccess) {
     cudaGetLastError();
     return fail(RunStatus::NoDevice, std::string("no usable CUDA device (") + cudaGetErrorString(e) +
@@ -399,12 +418,14 @@ RunResult Runner::run(bool required) {
 
   // --- the plan -------------------------------------------------------------
   Plan p;
-  uint32_t maxDefNodes = 0, maxDefRedexes = 0;
+  // maxPush bounds the redexes one interaction pushes: a commutation's 4, or
+  // a call's (its redexes and those of the levels a fused expansion annihilates).
+  uint32_t maxDefNodes = 0;
+  p.maxPush = 4;
   for (const DefInfo &d : book.defs) {
     maxDefNodes = std::max(maxDefNodes, d.nodeCount);
-    maxDefRedexes = std::max(maxDefRedexes, d.redexCount);
+    p.maxPush = std::max(p.maxPush, maxCallPushes(d, book.slots.data()));
   }
-  p.maxPush = std::max<uint64_t>(4, uint64_t(maxDefRedexes) + 1);
 
   // Shared memory: the round kernel's bag takes its block's share of the SM at
   // the occupancy registers allow (never more than the default per-block
@@ -558,15 +579,13 @@ RunResult Runner::run(bool required) {
       at += hs.ruleCount[r];
     }
     unsigned blocks = unsigned(std::min<uint64_t>(p.blocks, (hs.outCount + BlockThreads - 1) / BlockThreads));
-    scatterKernel<<<blocks, BlockThreads>>>(dT, hs.outCount, dS, p.redexCap, starts, v.st);
-    return cudaGetLastError();
+    return launch(scatterKernel, blocks, BlockThreads, 0, dT, hs.outCount, dS, p.redexCap, starts, v.st);
   };
 
   auto start = std::chrono::steady_clock::now();
   if ((e = clearRound()) != cudaSuccess)
     return deviceError("starting the reduction", e);
-  bootKernel<<<1, 1>>>(vBig, book.mainId);
-  if ((e = readState()) != cudaSuccess)
+  if ((e = launch(bootKernel, 1, 1, 0, vBig, book.mainId)) != cudaSuccess || (e = readState()) != cudaSuccess)
     return deviceError("expanding @main", e);
   bool outOfMemory = hs.starved != 0;
   uint64_t pending = 0; // redexes on S, at [0, pending)
@@ -584,9 +603,9 @@ RunResult Runner::run(bool required) {
     if ((e = clearRound()) != cudaSuccess)
       return deviceError("starting a round", e);
     if (p.useLocal && !forceGrid && pending <= p.localEnter) {
-      localKernel<<<1, BlockThreads, p.localSmem>>>(vSmall, dS, pending, p.localCap, unsigned(p.maxPush),
-                                                     p.localExit, LocalRoundBudget);
-      if ((e = readState()) != cudaSuccess)
+      if ((e = launch(localKernel, 1, BlockThreads, p.localSmem, vSmall, dS, pending, p.localCap,
+                      unsigned(p.maxPush), p.localExit, LocalRoundBudget)) != cudaSuccess ||
+          (e = readState()) != cudaSuccess)
         return deviceError("reducing in a block", e);
       pending = hs.localCount;
       forceGrid = hs.needGrid != 0;
@@ -601,12 +620,12 @@ RunResult Runner::run(bool required) {
       }
       uint64_t lo = pending - take;
       unsigned blocks = unsigned(std::min<uint64_t>(p.blocks, (take + BlockThreads - 1) / BlockThreads));
-      roundKernel<<<blocks, BlockThreads, p.roundSmem>>>(vSmall, dS, lo, pending, p.bagCap, p.smallStride, false);
-      if ((e = cudaGetLastError()) != cudaSuccess)
+      if ((e = launch(roundKernel, blocks, BlockThreads, p.roundSmem, vSmall, dS, lo, pending, p.bagCap,
+                      p.smallStride, false)) != cudaSuccess)
         return deviceError("launching a round", e);
-      if (p.hasBig)
-        roundKernel<<<p.bigBlocks, p.bigBlockThreads, p.roundSmem>>>(vBig, dS, lo, pending, p.bagCap,
-                                                                     p.smallStride, true);
+      if (p.hasBig && (e = launch(roundKernel, p.bigBlocks, p.bigBlockThreads, p.roundSmem, vBig, dS, lo, pending,
+                                  p.bagCap, p.smallStride, true)) != cudaSuccess)
+        return deviceError("launching a round", e);
       if ((e = readState()) != cudaSuccess)
         return deviceError("reducing a round", e);
       if (hs.overflow)
@@ -625,8 +644,7 @@ RunResult Runner::run(bool required) {
       unsigned long long zero[2] = {0, 0};
       if ((e = cudaMemcpy(&v.st->poolCount, zero, sizeof zero, cudaMemcpyHostToDevice)) != cudaSuccess)
         return deviceError("pooling free nodes", e);
-      rebalanceKernel<<<p.blocks, BlockThreads>>>(v, p.threads);
-      if ((e = cudaGetLastError()) != cudaSuccess)
+      if ((e = launch(rebalanceKernel, p.blocks, BlockThreads, 0, v, p.threads)) != cudaSuccess)
         return deviceError("pooling free nodes", e);
       pooled = true;
     } else if (hs.progress == 0 && !forceGrid) {

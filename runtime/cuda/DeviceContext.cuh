@@ -1,11 +1,11 @@
 // The device side of the CUDA runtime: net memory, per-round bookkeeping and
 // the context through which runtime/common/Interact.h performs every rule on
-// the device. Only CUDA translation units include this header.
+// the device. Only CUDA translation units (or their host emulation) include
+// this header.
 #pragma once
 
 #include "runtime/common/Interact.h"
-
-#include <cuda/atomic>
+#include "runtime/cuda/CudaApi.cuh"
 
 #include <cstdint>
 

@@ -9,6 +9,10 @@
 
 #include <doctest/doctest.h>
 
+#ifdef BENDC_CUDA_EMULATE
+#include "runtime/cuda/emulate/EmulatedDevice.h"
+#endif
+
 #include <cstdio>
 #include <string>
 
@@ -58,6 +62,19 @@ bool devicePresent() {
     if (!devicePresent())                                                                         \
       return;                                                                                     \
   } while (0)
+
+#ifdef BENDC_CUDA_EMULATE
+/// The emulated device changed for one test case, then restored.
+struct EmulatedDevice {
+  emu::Properties saved = emu::properties();
+  template <class Change> explicit EmulatedDevice(Change change) {
+    emu::Properties p = saved;
+    change(p);
+    emu::configure(p);
+  }
+  ~EmulatedDevice() { emu::configure(saved); }
+};
+#endif
 
 /// Runs `program` on both backends and requires the same outcome.
 void sameOnBoth(const std::string &program, uint64_t mem = 256 << 20) {
@@ -204,6 +221,76 @@ TEST_CASE("gpu: definitions larger than a thread's scratch") {
   sameOnBoth(bigDefinition(3000), 1ull << 30);
   sameOnBoth(bigDefinition(3000), 64 << 20);
 }
+
+TEST_CASE("gpu: a large definition expanded by fewer threads than there are rules") {
+  REQUIRE_DEVICE();
+  // With 1 MiB the big-call pass fits only a couple of threads of scratch:
+  // every rule's count of the block must still reach the scatter's offsets.
+  sameOnBoth(bigDefinition(3000), 1 << 20);
+}
+
+// A call of a curried function of 16 erased parameters, applied to 16
+// lambdas, fused level by level: each level pushes an eraser against a lambda,
+// 17 redexes for one call of a definition with none of its own. 256 such calls
+// reach the block-local kernel together.
+std::string fusedCallsProgram() {
+  std::string chain = "r", stars = "7";
+  for (unsigned i = 0; i < 16; ++i) {
+    chain = "((x" + std::to_string(i) + " x" + std::to_string(i) + ") " + chain + ")";
+    stars = "(* " + stars + ")";
+  }
+  return "@main = r & @sum ~ (8 r)\n"
+         "@sum = (?((@leaf @sum/go) f) f)\n"
+         "@sum/go = ({p q} r) &! @sum ~ (p $([+] $(s r))) &! @sum ~ (q s)\n"
+         "@leaf = r & @f ~ " + chain + "\n"
+         "@f = " + stars + "\n";
+}
+
+TEST_CASE("gpu: fused expansions push more than their definition's redexes") {
+  REQUIRE_DEVICE();
+#ifdef BENDC_CUDA_EMULATE
+  // Little shared memory: the block-local kernel's buffers are small, so a
+  // round sized for too few pushes per redex overflows them.
+  EmulatedDevice device([](emu::Properties &p) { p.sharedPerBlockOptin = 16 << 10; });
+#endif
+  sameOnBoth(fusedCallsProgram(), 64 << 20);
+  Outcome o = runText(fusedCallsProgram(), rt::Backend::Cuda, 64 << 20);
+  CHECK(o.run.result == "1792");
+}
+
+#ifdef BENDC_CUDA_EMULATE
+TEST_CASE("gpu: a failed launch is a device error, then the device is gone for the process") {
+  REQUIRE_DEVICE();
+  EmulatedDevice device([](emu::Properties &p) { p.failLaunch = 3; });
+  Outcome failed = runText(sumProgram(10), rt::Backend::Cuda);
+  CHECK(failed.run.status == rt::RunStatus::DeviceError);
+  CHECK(failed.run.message.find("CUDA error while") == 0);
+  CHECK(failed.run.message.find("unspecified launch failure") != std::string::npos);
+  CHECK(failed.run.message.find("--backend=cpu") != std::string::npos);
+  // The error is sticky, as on a device: later runs say so at once ...
+  Outcome again = runText(sumProgram(10), rt::Backend::Cuda);
+  CHECK(again.run.status == rt::RunStatus::NoDevice);
+  CHECK(again.run.message.find("failed earlier in this process") != std::string::npos);
+  // ... and --backend=auto falls back to the CPU.
+  rt::RunResult fallback = runTrivial(rt::Backend::Auto);
+  CHECK(fallback.status == rt::RunStatus::Ok);
+  CHECK(fallback.stats.backend == "cpu");
+}
+
+TEST_CASE("gpu: blocks race: the results hold under every thread order") {
+  REQUIRE_DEVICE();
+  for (auto order : {emu::Properties::Order::Reverse, emu::Properties::Order::Shuffled}) {
+    EmulatedDevice device([&](emu::Properties &p) {
+      p.order = order;
+      p.seed = 12345;
+      p.sms = 4;
+    });
+    sameOnBoth(sumProgram(12));
+    sameOnBoth(treeProgram(10));
+    sameOnBoth(fusedCallsProgram());
+  }
+}
+#endif
 
 TEST_CASE("gpu: a long sequential loop reuses memory") {
   REQUIRE_DEVICE();
