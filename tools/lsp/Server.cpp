@@ -30,7 +30,7 @@ struct Server::Analysis {
   llvm::SourceMgr sm;
   unsigned buffer = 0;
   std::unique_ptr<frontend::ProgramIndex> index;
-  Array diagnostics;
+  Array diagnostics; // until they are published
   std::unique_ptr<LineIndex> lines;
   llvm::StringSet<> files; // every file the check read, for re-checking importers
 
@@ -355,12 +355,13 @@ void Server::check(Document &doc) {
   publish(doc);
 }
 
-void Server::publish(const Document &doc) {
+void Server::publish(Document &doc) {
+  // Published once per check: the diagnostics move into the message.
   send(Object{{"jsonrpc", "2.0"},
               {"method", "textDocument/publishDiagnostics"},
               {"params", Object{{"uri", doc.uri},
                                 {"version", doc.version},
-                                {"diagnostics", Array(doc.analysis->diagnostics)}}}});
+                                {"diagnostics", std::move(doc.analysis->diagnostics)}}}});
 }
 
 std::unique_ptr<Server::Analysis> Server::analyze(const Document &doc) const {

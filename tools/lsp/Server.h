@@ -74,7 +74,7 @@ private:
   /// is not open. Sets `offset` from the request's position when asked.
   Document *documentFor(const llvm::json::Value *params, std::optional<size_t> *offset);
   void check(Document &doc);
-  void publish(const Document &doc);
+  void publish(Document &doc);
   std::unique_ptr<Analysis> analyze(const Document &doc) const;
 
   Sender send;
