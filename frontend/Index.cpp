@@ -4,6 +4,7 @@
 // assignments, bend states, open) to tie each name to what it means.
 #include "frontend/IndexBuilder.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Allocator.h"
@@ -143,6 +144,13 @@ public:
       : index(index), sm(sm), book(book), types(types) {}
 
   void declare(const FileScope &f, bool main);
+  /// A fold's recursive fields stand for the fold's result on them, which
+  /// the checker does not type at the use: their use types are dropped.
+  void dropFoldResultTypes(TypeInfo &types) const {
+    for (const ProgramIndex::Reference &r : index.references)
+      if (foldResults.count(r.symbol))
+        types.uses.erase(r.range.Start.getPointer());
+  }
   void globalsOf(const FileScope &f);
   void walk(const FileScope &f);
 
@@ -194,7 +202,7 @@ private:
   /// match/fold/switch: arms see the scrutinee's fields (`x.head`) or, in a
   /// switch's last arm, its predecessor (`x-N`).
   void arms(SourceRange range, StringRef bind, Expr *arg, llvm::ArrayRef<Binding> with,
-            llvm::ArrayRef<Arm> arms, bool isSwitch, bool keepFirstArm);
+            llvm::ArrayRef<Arm> arms, bool isSwitch, bool fold, bool keepFirstArm);
   void bindings(llvm::ArrayRef<Binding> bs);
   void openFields(StringRef type, StringRef var, SMRange at);
 
@@ -206,6 +214,7 @@ private:
   llvm::StringMap<unsigned> byGlobal;
   std::vector<std::pair<StringRef, unsigned>> scope;
   llvm::StringMap<unsigned> unscoped; // `$x` of the definition being walked
+  llvm::DenseSet<unsigned> foldResults;
   llvm::BumpPtrAllocator arena;
   llvm::StringSaver fieldNames{arena}; // `x.field`, `x-1`: names no source spells whole
 };
@@ -217,7 +226,7 @@ std::string Indexer::functionType(const FunDecl *fun, const std::string &global,
       inferred = true;
       return it->second;
     }
-  if (fun->sig)
+  if (fun->sig && fun->annotated)
     return typeText(fun->sig);
   // Untyped: the parameters as written.
   std::string s = fun->name.str();
@@ -247,7 +256,7 @@ void Indexer::declare(const FileScope &f, bool main) {
       s.name = qualify(f.prefix, fun->name);
       s.nameRange = fun->nameRange.toSM();
       s.type = functionType(fun, s.name, s.inferred);
-      s.typed = s.inferred || fun->sig;
+      s.typed = s.inferred || (fun->sig && fun->annotated);
     } else if (auto *h = llvm::dyn_cast<HvmDecl>(d)) {
       s.kind = Kind::Hvm;
       s.name = qualify(f.prefix, h->name);
@@ -485,7 +494,7 @@ void Indexer::openFields(StringRef typeName, StringRef var, SMRange at) {
 }
 
 void Indexer::arms(SourceRange range, StringRef bind, Expr *arg, llvm::ArrayRef<Binding> with,
-                   llvm::ArrayRef<Arm> arms, bool isSwitch, bool keepFirstArm) {
+                   llvm::ArrayRef<Arm> arms, bool isSwitch, bool fold, bool keepFirstArm) {
   expr(arg);
   bindings(with);
   if (bind == "_")
@@ -521,8 +530,12 @@ void Indexer::arms(SourceRange range, StringRef bind, Expr *arg, llvm::ArrayRef<
         if (ctr != book.ctrs.end()) {
           adt = ctr->second->adt;
           if (!bind.empty())
-            for (const std::string &field : ctr->second->fields)
-              this->bind(fieldNames.save((bind + "." + field).str()), label);
+            for (size_t f = 0; f < ctr->second->fields.size(); ++f) {
+              unsigned id =
+                  this->bind(fieldNames.save((bind + "." + ctr->second->fields[f]).str()), label);
+              if (fold && ctr->second->recursive[f])
+                foldResults.insert(id);
+            }
         }
       } else {
         this->bind(arm.name, label); // a variable: the whole value
@@ -632,12 +645,12 @@ void Indexer::expr(Expr *e) {
   }
   case NodeKind::MatchExpr: {
     auto *mt = llvm::cast<MatchExpr>(e);
-    arms(e->range, mt->bind, mt->arg, mt->with, mt->arms, false, false);
+    arms(e->range, mt->bind, mt->arg, mt->with, mt->arms, false, mt->fold, false);
     return;
   }
   case NodeKind::SwitchExpr: {
     auto *s = llvm::cast<SwitchExpr>(e);
-    arms(e->range, s->bind, s->arg, s->with, s->arms, true, false);
+    arms(e->range, s->bind, s->arg, s->with, s->arms, true, false, false);
     return;
   }
   case NodeKind::IfExpr: {
@@ -704,7 +717,7 @@ void Indexer::expr(Expr *e) {
     auto *c = llvm::cast<ComprehensionExpr>(e);
     expr(c->iter);
     size_t m = mark();
-    bind(c->bind, nameIn(e->range, c->bind));
+    bind(c->bind, nameIn(SourceRange(c->term->range.end, e->range.end), c->bind));
     expr(c->term);
     expr(c->cond);
     pop(m, e->range.end);
@@ -765,12 +778,12 @@ void Indexer::statement(Stmt *s, SMLoc end) {
   }
   case NodeKind::MatchStmt: {
     auto *m = llvm::cast<MatchStmt>(s);
-    arms(s->range, m->bind, m->arg, m->with, m->arms, false, true);
+    arms(s->range, m->bind, m->arg, m->with, m->arms, false, m->fold, true);
     return;
   }
   case NodeKind::SwitchStmt: {
     auto *sw = llvm::cast<SwitchStmt>(s);
-    arms(s->range, sw->bind, sw->arg, sw->with, sw->arms, true, true);
+    arms(s->range, sw->bind, sw->arg, sw->with, sw->arms, true, false, true);
     return;
   }
   case NodeKind::BendStmt: {
@@ -827,6 +840,7 @@ void buildIndex(ProgramIndex &index, const llvm::SourceMgr &sm, const Book &book
   for (const FileScope *f : files)
     indexer.declare(*f, f == &mainFile);
   indexer.walk(mainFile);
+  indexer.dropFoldResultTypes(types);
   index.useTypes = std::move(types.uses);
 }
 

@@ -52,13 +52,17 @@ local function run()
   local xl, xc = find("double(3)")
   vim.api.nvim_buf_set_text(buf, xl, xc, xl, xc + 6, { "doubel" })
 
-  local client = vim.lsp.start_client({
-    name = "bendc",
-    cmd = { bendc, "--lsp" },
-    root_dir = scratch,
-  })
+  local config = { name = "bendc", cmd = { bendc, "--lsp" }, root_dir = scratch }
+  local client
+  if vim.lsp.start then -- 0.8 and later: starts and attaches to the current buffer
+    client = vim.lsp.start(config)
+  else
+    client = vim.lsp.start_client(config)
+    if client then
+      vim.lsp.buf_attach_client(buf, client)
+    end
+  end
   check(client, "the client did not start")
-  vim.lsp.buf_attach_client(buf, client)
 
   wait("the first diagnostics", function()
     return #vim.diagnostic.get(buf) > 0
