@@ -11,31 +11,13 @@ namespace bendc::rt {
 RunResult runCuda(const Book &book, const RunOptions &options, bool required);
 #endif
 
-#ifdef BENDC_HAVE_CUDA
-namespace {
-/// The CUDA backend reduces but does not run IO calls; a program that makes
-/// them has done nothing outside the net yet when that shows.
-bool needsHostIo(const RunResult &r, const RunOptions &options) {
-  return options.io && r.status == RunStatus::Ok && r.ioPending;
-}
-} // namespace
-#endif
-
 RunResult run(const Book &book, const RunOptions &options) {
   switch (options.backend) {
   case Backend::Cpu:
     return runCpu(book, options);
   case Backend::Cuda:
 #ifdef BENDC_HAVE_CUDA
-  {
-    RunResult r = runCuda(book, options, /*required=*/true);
-    if (needsHostIo(r, options))
-      return RunResult{RunStatus::NoDevice,
-                       "this program makes IO calls, which the CUDA backend does not run yet; run it "
-                       "with --backend=cpu (or auto)",
-                       {}, r.stats, false};
-    return r;
-  }
+    return runCuda(book, options, /*required=*/true);
 #else
     return RunResult{RunStatus::NoDevice,
                      "no CUDA backend: this bendc was built without the CUDA toolkit; use "
@@ -46,7 +28,7 @@ RunResult run(const Book &book, const RunOptions &options) {
 #ifdef BENDC_HAVE_CUDA
   {
     RunResult r = runCuda(book, options, /*required=*/false);
-    if (r.status != RunStatus::NoDevice && !needsHostIo(r, options))
+    if (r.status != RunStatus::NoDevice)
       return r;
   }
 #endif

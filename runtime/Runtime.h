@@ -53,8 +53,7 @@ struct RunResult {
   std::string message;   // for every status but Ok: what happened and what to do
   std::string result;    // the normal form in .hvm tree syntax
   RunStats stats;
-  /// The result is an IO call that was not run (options.io was false, or
-  /// the backend does not run IO).
+  /// The result is an IO call that was not run (options.io was false).
   bool ioPending = false;
 };
 

@@ -28,14 +28,17 @@
 // Definitions larger than a thread's expansion scratch are expanded by a
 // second pass with fewer threads and scratch the size of the largest
 // definition, so there is no per-definition node limit.
+#include "runtime/Progress.h"
 #include "runtime/Runtime.h"
 #include "runtime/common/Readback.h"
 #include "runtime/cuda/DeviceContext.cuh"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
@@ -355,12 +358,34 @@ struct Plan {
   uint64_t maxPush = 4;
 };
 
+class HostCtx;
+
 struct Runner {
   const Book &book;
   const RunOptions &options;
   RunResult result;
   cudaDeviceProp prop{};
   int device = 0;
+
+  // Decided and allocated by run() before the reduction starts.
+  Plan p;
+  DeviceBuffers mem;
+  NetView v{}, vSmall{}, vBig{};
+  Redex *dS = nullptr, *dT = nullptr; // the redex stack S and the round buffer T
+  size_t freeBytes = 0;
+  uint64_t usable = 0, scratchBytes = 0;
+  double perNode = 0;
+
+  // The reduction's state: the last copy of DeviceState, the redexes on S at
+  // [0, pending), and why it stopped when it did not finish.
+  DeviceState hs{};
+  uint64_t pending = 0;
+  bool outOfMemory = false, interrupted = false;
+  std::string internal;
+  cudaError_t error = cudaSuccess;
+  const char *errorWhat = "";
+  // For the progress line, which samples from its own thread.
+  std::atomic<uint64_t> publishedInteractions{0}, publishedNodes{0};
 
   Runner(const Book &b, const RunOptions &o) : book(b), options(o) {}
 
@@ -375,8 +400,169 @@ struct Runner {
                                             " (" + cudaGetErrorString(e) + ") on " + prop.name +
                                             "; rerun with --backend=cpu to reduce on the CPU");
   }
+  bool failed(const char *what, cudaError_t e) {
+    error = e;
+    errorWhat = what;
+    return false;
+  }
+  bool stopped() const {
+    return error != cudaSuccess || outOfMemory || interrupted || !internal.empty() || hs.fault != 0 ||
+           hs.overflow != 0;
+  }
 
   RunResult run(bool required);
+  cudaError_t readState();
+  cudaError_t clearRound() { return cudaMemset(v.st, 0, offsetof(DeviceState, nextNode)); }
+  cudaError_t scatter(unsigned long long base);
+  /// Expands @main into the root; false when the run stopped.
+  bool boot();
+  /// Reduces the redexes on S until none is left; false when the run stopped.
+  bool reduce();
+  /// Hands the host's redexes to the device and reduces them (the IO protocol).
+  bool reduceFromHost(HostCtx &host);
+};
+
+/// The Ctx of Interact.h on the host between reductions, for the IO protocol:
+/// net memory read and written through copies (the device is idle then),
+/// nodes from a chunk of the arena of the host's own, and counts and pushes
+/// kept here until the next reduction takes them.
+class HostCtx {
+public:
+  const Term *bookSlots;
+  const Term *bookRedexes;
+  const DefInfo *defs;
+  Loc *scratch;
+  uint64_t counts[RuleCount] = {};
+  std::vector<Redex> pushed;
+  Fault faulted = Fault::None;
+  bool failed = false; // a copy failed or memory ran out; the runner says which
+
+  HostCtx(Runner &runner, Loc *scratchLocs)
+      : bookSlots(runner.book.slots.data()), bookRedexes(runner.book.redexes.data()),
+        defs(runner.book.defs.data()), scratch(scratchLocs), r(runner) {}
+
+  Term load(Loc slot) {
+    Term t = 0;
+    copyIn(&t, r.v.slots + slot, sizeof t);
+    return t;
+  }
+  void store(Loc slot, Term t) { copyOut(r.v.slots + slot, &t, sizeof t); }
+  Term exchange(Loc slot, Term t) {
+    Term old = load(slot);
+    store(slot, t);
+    return old;
+  }
+  uint32_t addDead(Loc node, uint32_t n) {
+    uint32_t word = 0;
+    copyIn(&word, r.v.dead + (node >> 2), sizeof word);
+    unsigned shift = unsigned(node & 3) * 8;
+    uint32_t old = (word >> shift) & 0xFF;
+    word += n << shift;
+    copyOut(r.v.dead + (node >> 2), &word, sizeof word);
+    return old;
+  }
+  void clearDead(Loc node) {
+    uint32_t word = 0;
+    copyIn(&word, r.v.dead + (node >> 2), sizeof word);
+    word &= ~(0xFFu << (unsigned(node & 3) * 8));
+    copyOut(r.v.dead + (node >> 2), &word, sizeof word);
+  }
+  Loc alloc() {
+    if (freeHead != 0) {
+      Loc n = freeHead;
+      freeHead = load(slotOf(n, 0));
+      --freeCount;
+      return n;
+    }
+    return bump++;
+  }
+  void release(Loc node) {
+    store(slotOf(node, 0), freeHead);
+    freeHead = node;
+    ++freeCount;
+  }
+  void push(Term neg, Term pos) { pushed.push_back(Redex{neg, pos}); }
+  void count(Rule rule) { ++counts[unsigned(rule)]; }
+  void fault(Fault f, Term, Term) {
+    if (faulted == Fault::None)
+      faulted = f;
+  }
+
+  /// Makes sure `n` nodes can be allocated: the host's free list and chunk,
+  /// then a new chunk from the device's bump allocator.
+  bool reserve(uint64_t n) {
+    if (failed)
+      return false;
+    if (freeCount + (bumpEnd - bump) >= n)
+      return true;
+    while (bump < bumpEnd)
+      release(bump++);
+    unsigned long long next = 0;
+    copyIn(&next, &r.v.st->nextNode, sizeof next);
+    Loc want = std::max<Loc>(n, 1024);
+    if (next + want > r.p.nodes)
+      want = next < r.p.nodes ? r.p.nodes - next : 0;
+    if (want != 0) {
+      bump = next;
+      bumpEnd = next + want;
+      next += want;
+      copyOut(&r.v.st->nextNode, &next, sizeof next);
+    }
+    if (!failed && freeCount + (bumpEnd - bump) >= n)
+      return true;
+    if (!failed)
+      r.outOfMemory = true;
+    failed = true;
+    return false;
+  }
+
+private:
+  void copyIn(void *dst, const void *src, size_t bytes) {
+    cudaError_t e = failed ? cudaSuccess : cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
+    if (failed || e != cudaSuccess) {
+      std::memset(dst, 0, bytes);
+      if (!failed)
+        r.failed("reading the net for an IO call", e);
+      failed = true;
+    }
+  }
+  void copyOut(void *dst, const void *src, size_t bytes) {
+    if (failed)
+      return;
+    if (cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice); e != cudaSuccess) {
+      r.failed("writing the net for an IO call", e);
+      failed = true;
+    }
+  }
+
+  Runner &r;
+  Loc freeHead = 0;
+  uint64_t freeCount = 0;
+  Loc bump = 0, bumpEnd = 0;
+};
+
+/// The device's net as the IO protocol sees it between reductions.
+class DeviceNet final : public NetHost {
+public:
+  DeviceNet(Runner &runner, HostCtx &ctx) : r(runner), c(ctx) {}
+
+  const Book &book() const override { return r.book; }
+  Term load(Loc slot) override { return c.load(slot); }
+  void store(Loc slot, Term t) override { c.store(slot, t); }
+  bool reserve(uint64_t n) override { return !r.stopped() && c.reserve(n); }
+  Loc alloc() override { return c.alloc(); }
+  void release(Loc node) override { c.release(node); }
+  void killSlot(Loc slot) override { detail::killSlot(c, slot); }
+  void link(Term neg, Term pos) override { rt::link(c, neg, pos); }
+  Term expandRef(uint32_t id) override {
+    c.count(Rule::Call);
+    return expand(c, id);
+  }
+  bool reduce() override { return r.reduceFromHost(c); }
+
+private:
+  Runner &r;
+  HostCtx &c;
 };
 
 RunResult Runner::run(bool required) {
@@ -417,7 +603,6 @@ RunResult Runner::run(bool required) {
     return deviceError("selecting the device", e);
 
   // --- the plan -------------------------------------------------------------
-  Plan p;
   // maxPush bounds the redexes one interaction pushes: a commutation's 4, or
   // a call's (its redexes and those of the levels a fused expansion annihilates).
   uint32_t maxDefNodes = 0;
@@ -461,11 +646,11 @@ RunResult Runner::run(bool required) {
   // Memory: --mem (default: most of the free device memory) covers the net:
   // slots and dead counters, the two redex buffers, the free pool and the
   // expansion scratch. Per-thread allocator state is on top of it.
-  size_t freeBytes = 0, totalBytes = 0;
+  size_t totalBytes = 0;
   if ((e = cudaMemGetInfo(&freeBytes, &totalBytes)) != cudaSuccess)
     return deviceError("querying device memory", e);
   uint64_t margin = std::min<uint64_t>(uint64_t(512) << 20, freeBytes / 8); // CUDA context, kernels, readback staging
-  uint64_t usable = freeBytes > margin ? freeBytes - margin : 0;
+  usable = freeBytes > margin ? freeBytes - margin : 0;
   uint64_t budget = options.memBytes ? std::min<uint64_t>(options.memBytes, usable) : usable / 10 * 9;
 
   // Expansion scratch: a sixteenth of the budget, or the largest definition per thread.
@@ -484,9 +669,9 @@ RunResult Runner::run(bool required) {
 
   // Per node: two slots, one dead-counter byte, a quarter redex in each of the
   // two redex buffers, and a sixteenth of a pool entry.
-  uint64_t scratchBytes = p.scratchLocs * sizeof(Loc);
+  scratchBytes = p.scratchLocs * sizeof(Loc);
   uint64_t netBytes = budget > scratchBytes ? budget - scratchBytes : 0;
-  double perNode = 2 * sizeof(Term) + 1 + 2 * sizeof(Redex) / 4.0 + sizeof(Loc) / 16.0;
+  perNode = 2 * sizeof(Term) + 1 + 2 * sizeof(Redex) / 4.0 + sizeof(Loc) / 16.0;
   p.nodes = Loc(double(netBytes) / perNode);
   Loc minNodes = Loc(FirstNode) + maxDefNodes + 64;
   if (p.nodes < minNodes)
@@ -506,11 +691,8 @@ RunResult Runner::run(bool required) {
   }
 
   // --- allocation -----------------------------------------------------------
-  DeviceBuffers mem;
-  NetView v{};
   Term *dBookSlots = nullptr, *dBookRedexes = nullptr;
   DefInfo *dDefs = nullptr;
-  Redex *dS = nullptr, *dT = nullptr;
   auto oom = [&](const char *what, uint64_t bytes) {
     return fail(RunStatus::OutOfMemory,
                 std::string("out of memory: could not allocate ") + mib(bytes) + " of device memory for " + what +
@@ -541,7 +723,7 @@ RunResult Runner::run(bool required) {
       (e = upload(dBookRedexes, book.redexes.data(), book.redexes.size() * sizeof(Term))) != cudaSuccess ||
       (e = upload(dDefs, book.defs.data(), book.defs.size() * sizeof(DefInfo))) != cudaSuccess)
     return deviceError("copying the book to the device", e);
-  DeviceState hs{};
+  hs = DeviceState{};
   hs.nextNode = FirstNode;
   if ((e = cudaMemcpy(v.st, &hs, sizeof hs, cudaMemcpyHostToDevice)) != cudaSuccess ||
       (e = cudaMemset(v.dead, 0, p.nodes)) != cudaSuccess ||
@@ -557,56 +739,153 @@ RunResult Runner::run(bool required) {
   v.out = dT;
   v.outCap = p.redexCap;
   v.chunkNodes = p.chunkNodes;
-  NetView vSmall = v, vBig = v;
+  vSmall = v;
+  vBig = v;
   vSmall.scratchStride = p.smallStride;
   vBig.scratchStride = p.bigStride;
 
   // --- reduction --------------------------------------------------------------
-  auto readState = [&]() -> cudaError_t {
-    cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess)
-      return err;
-    return cudaMemcpy(&hs, v.st, sizeof hs, cudaMemcpyDeviceToHost);
-  };
-  auto clearRound = [&]() { return cudaMemset(v.st, 0, offsetof(DeviceState, nextNode)); };
-  auto scatter = [&](unsigned long long base) -> cudaError_t {
-    if (hs.outCount == 0)
-      return cudaSuccess;
-    RuleStarts starts{};
-    unsigned long long at = base;
-    for (unsigned r = 0; r < RuleBuckets; ++r) {
-      starts.at[r] = at;
-      at += hs.ruleCount[r];
-    }
-    unsigned blocks = unsigned(std::min<uint64_t>(p.blocks, (hs.outCount + BlockThreads - 1) / BlockThreads));
-    return launch(scatterKernel, blocks, BlockThreads, 0, dT, hs.outCount, dS, p.redexCap, starts, v.st);
-  };
+  std::unique_ptr<ProgressLine> progress;
+  if (options.progress)
+    progress = std::make_unique<ProgressLine>(options.streams.err, [this] {
+      ProgressSample sample;
+      sample.interactions = publishedInteractions.load(std::memory_order_relaxed);
+      sample.bytesInUse = uint64_t(double(publishedNodes.load(std::memory_order_relaxed)) * perNode);
+      return sample;
+    });
+  IoConfig streams = options.streams;
+  streams.progress = progress.get();
+  streams.cancel = options.cancel;
+  IoSession io(streams);
+  std::vector<Loc> hostScratch(std::max<uint32_t>(maxDefNodes, 1));
+  HostCtx host(*this, hostScratch.data());
 
   auto start = std::chrono::steady_clock::now();
-  if ((e = clearRound()) != cudaSuccess)
-    return deviceError("starting the reduction", e);
-  if ((e = launch(bootKernel, 1, 1, 0, vBig, book.mainId)) != cudaSuccess || (e = readState()) != cudaSuccess)
-    return deviceError("expanding @main", e);
-  bool outOfMemory = hs.starved != 0;
-  uint64_t pending = 0; // redexes on S, at [0, pending)
-  if (!outOfMemory) {
-    if (hs.outCount > p.redexCap)
-      hs.overflow = 1;
-    else if ((e = scatter(0)) != cudaSuccess)
-      return deviceError("launching a kernel", e);
-    pending = hs.outCount;
+  if (boot() && reduce() && options.io) {
+    DeviceNet net(*this, host);
+    io.run(net, RootSlot);
+  }
+  io.flushOutput();
+  progress.reset();
+  if (error != cudaSuccess)
+    return deviceError(errorWhat, error);
+  if ((e = cudaDeviceSynchronize()) != cudaSuccess || (e = readState()) != cudaSuccess)
+    return deviceError("finishing the reduction", e);
+  auto stop = std::chrono::steady_clock::now();
+
+  // --- results ----------------------------------------------------------------
+  RunStats &stats = result.stats;
+  stats.seconds = std::chrono::duration<double>(stop - start).count();
+  stats.threads = p.threads;
+  stats.backend = std::string("cuda (") + prop.name + ")";
+  stats.peakNodes = std::min<uint64_t>(hs.nextNode, p.nodes);
+  stats.ioCalls = io.calls();
+  for (unsigned r = 0; r < RuleCount; ++r) {
+    stats.byRule[r] = hs.interactions[r] + host.counts[r];
+    stats.interactions += stats.byRule[r];
   }
 
+  if (interrupted)
+    return fail(RunStatus::Interrupted, "interrupted");
+  Fault fault = hs.fault != 0 ? Fault(hs.fault) : host.faulted;
+  if (fault != Fault::None)
+    return fail(RunStatus::Fault, fault == Fault::PolarityClash
+                                      ? "invalid net: two nodes of the same kind met with clashing polarities "
+                                        "(for example a tuple applied as a function)"
+                                      : "invalid net: a redex joined two terms of the same polarity");
+  if (hs.overflow != 0 || !internal.empty())
+    return fail(RunStatus::DeviceError,
+                "internal error in the CUDA runtime (" +
+                    (internal.empty() ? std::string("a redex buffer overflowed") : internal) +
+                    "); rerun with --backend=cpu and report this");
+  if (outOfMemory) {
+    uint64_t used = uint64_t(p.nodes) * uint64_t(perNode) + scratchBytes;
+    return fail(RunStatus::OutOfMemory,
+                "out of memory: the net needed more than " + std::to_string(p.nodes) + " nodes and " +
+                    std::to_string(p.redexCap) + " pending redexes (" + mib(used) + " of device memory on " +
+                    prop.name + "); raise the limit with --mem (at most about " + mib(usable) +
+                    " are free on this device) or use --backend=cpu");
+  }
+
+  // Readback: only nodes ever handed out can be reached from the root.
+  uint64_t copyNodes = std::max<uint64_t>(stats.peakNodes, FirstNode);
+  std::vector<Term> hostSlots;
+  try {
+    hostSlots.resize(2 * copyNodes);
+  } catch (const std::bad_alloc &) {
+    return fail(RunStatus::OutOfMemory, "out of memory: the result needs " + mib(2 * copyNodes * sizeof(Term)) +
+                                            " of host memory to be read back");
+  }
+  if ((e = cudaMemcpy(hostSlots.data(), v.slots, hostSlots.size() * sizeof(Term), cudaMemcpyDeviceToHost)) !=
+      cudaSuccess)
+    return deviceError("copying the result back", e);
+  result.status = RunStatus::Ok;
+  result.result = readback(hostSlots.data(), book);
+  result.ioPending = !options.io && isIoCall(hostSlots.data(), book, RootSlot);
+  return result;
+}
+
+cudaError_t Runner::readState() {
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess)
+    return err;
+  err = cudaMemcpy(&hs, v.st, sizeof hs, cudaMemcpyDeviceToHost);
+  uint64_t total = 0;
+  for (unsigned r = 0; r < RuleCount; ++r)
+    total += hs.interactions[r];
+  publishedInteractions.store(total, std::memory_order_relaxed);
+  publishedNodes.store(std::min<uint64_t>(hs.nextNode, p.nodes), std::memory_order_relaxed);
+  return err;
+}
+
+cudaError_t Runner::scatter(unsigned long long base) {
+  if (hs.outCount == 0)
+    return cudaSuccess;
+  RuleStarts starts{};
+  unsigned long long at = base;
+  for (unsigned r = 0; r < RuleBuckets; ++r) {
+    starts.at[r] = at;
+    at += hs.ruleCount[r];
+  }
+  unsigned blocks = unsigned(std::min<uint64_t>(p.blocks, (hs.outCount + BlockThreads - 1) / BlockThreads));
+  return launch(scatterKernel, blocks, BlockThreads, 0, dT, hs.outCount, dS, p.redexCap, starts, v.st);
+}
+
+bool Runner::boot() {
+  cudaError_t e;
+  if ((e = clearRound()) != cudaSuccess)
+    return failed("starting the reduction", e);
+  if ((e = launch(bootKernel, 1, 1, 0, vBig, book.mainId)) != cudaSuccess || (e = readState()) != cudaSuccess)
+    return failed("expanding @main", e);
+  if (hs.starved != 0) {
+    outOfMemory = true;
+    return false;
+  }
+  if (hs.outCount > p.redexCap) {
+    hs.overflow = 1;
+    return false;
+  }
+  if ((e = scatter(0)) != cudaSuccess)
+    return failed("launching a kernel", e);
+  pending = hs.outCount;
+  return !stopped();
+}
+
+bool Runner::reduce() {
+  cudaError_t e;
   bool forceGrid = false, pooled = false;
-  std::string internal;
-  while (!outOfMemory && pending != 0 && hs.fault == 0 && hs.overflow == 0) {
+  while (pending != 0 && !stopped()) {
+    if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
+      interrupted = true;
+      break;
+    }
     if ((e = clearRound()) != cudaSuccess)
-      return deviceError("starting a round", e);
+      return failed("starting a round", e);
     if (p.useLocal && !forceGrid && pending <= p.localEnter) {
       if ((e = launch(localKernel, 1, BlockThreads, p.localSmem, vSmall, dS, pending, p.localCap,
                       unsigned(p.maxPush), p.localExit, LocalRoundBudget)) != cudaSuccess ||
           (e = readState()) != cudaSuccess)
-        return deviceError("reducing in a block", e);
+        return failed("reducing in a block", e);
       pending = hs.localCount;
       forceGrid = hs.needGrid != 0;
     } else {
@@ -622,16 +901,16 @@ RunResult Runner::run(bool required) {
       unsigned blocks = unsigned(std::min<uint64_t>(p.blocks, (take + BlockThreads - 1) / BlockThreads));
       if ((e = launch(roundKernel, blocks, BlockThreads, p.roundSmem, vSmall, dS, lo, pending, p.bagCap,
                       p.smallStride, false)) != cudaSuccess)
-        return deviceError("launching a round", e);
+        return failed("launching a round", e);
       if (p.hasBig && (e = launch(roundKernel, p.bigBlocks, p.bigBlockThreads, p.roundSmem, vBig, dS, lo, pending,
                                   p.bagCap, p.smallStride, true)) != cudaSuccess)
-        return deviceError("launching a round", e);
+        return failed("launching a round", e);
       if ((e = readState()) != cudaSuccess)
-        return deviceError("reducing a round", e);
+        return failed("reducing a round", e);
       if (hs.overflow)
         break;
       if ((e = scatter(lo)) != cudaSuccess)
-        return deviceError("launching a kernel", e);
+        return failed("launching a kernel", e);
       pending = lo + hs.outCount;
     }
     if (hs.starved) {
@@ -643,9 +922,9 @@ RunResult Runner::run(bool required) {
       }
       unsigned long long zero[2] = {0, 0};
       if ((e = cudaMemcpy(&v.st->poolCount, zero, sizeof zero, cudaMemcpyHostToDevice)) != cudaSuccess)
-        return deviceError("pooling free nodes", e);
+        return failed("pooling free nodes", e);
       if ((e = launch(rebalanceKernel, p.blocks, BlockThreads, 0, v, p.threads)) != cudaSuccess)
-        return deviceError("pooling free nodes", e);
+        return failed("pooling free nodes", e);
       pooled = true;
     } else if (hs.progress == 0 && !forceGrid) {
       internal = "a round made no progress";
@@ -654,54 +933,24 @@ RunResult Runner::run(bool required) {
       pooled = false;
     }
   }
-  if ((e = cudaDeviceSynchronize()) != cudaSuccess || (e = readState()) != cudaSuccess)
-    return deviceError("finishing the reduction", e);
-  auto stop = std::chrono::steady_clock::now();
+  return !stopped();
+}
 
-  // --- results ----------------------------------------------------------------
-  RunStats &stats = result.stats;
-  stats.seconds = std::chrono::duration<double>(stop - start).count();
-  stats.threads = p.threads;
-  stats.backend = std::string("cuda (") + prop.name + ")";
-  stats.peakNodes = std::min<uint64_t>(hs.nextNode, p.nodes);
-  for (unsigned r = 0; r < RuleCount; ++r) {
-    stats.byRule[r] = hs.interactions[r];
-    stats.interactions += hs.interactions[r];
+bool Runner::reduceFromHost(HostCtx &host) {
+  if (stopped() || host.failed)
+    return false;
+  std::vector<Redex> &rs = host.pushed;
+  if (rs.size() > p.redexCap) {
+    hs.overflow = 1;
+    return false;
   }
-
-  if (hs.fault != 0)
-    return fail(RunStatus::Fault, Fault(hs.fault) == Fault::PolarityClash
-                                      ? "invalid net: two nodes of the same kind met with clashing polarities "
-                                        "(for example a tuple applied as a function)"
-                                      : "invalid net: a redex joined two terms of the same polarity");
-  if (hs.overflow != 0 || !internal.empty())
-    return fail(RunStatus::DeviceError,
-                "internal error in the CUDA runtime (" + (internal.empty() ? std::string("a redex buffer overflowed") : internal) +
-                    "); rerun with --backend=cpu and report this");
-  if (outOfMemory) {
-    uint64_t used = uint64_t(p.nodes) * uint64_t(perNode) + scratchBytes;
-    return fail(RunStatus::OutOfMemory,
-                "out of memory: the net needed more than " + std::to_string(p.nodes) + " nodes and " +
-                    std::to_string(p.redexCap) + " pending redexes (" + mib(used) + " of device memory on " +
-                    prop.name + "); raise the limit with --mem (at most about " + mib(usable) +
-                    " are free on this device) or use --backend=cpu");
-  }
-
-  // Readback: only nodes ever handed out can be reached from the root.
-  uint64_t copyNodes = std::max<uint64_t>(stats.peakNodes, FirstNode);
-  std::vector<Term> host;
-  try {
-    host.resize(2 * copyNodes);
-  } catch (const std::bad_alloc &) {
-    return fail(RunStatus::OutOfMemory, "out of memory: the result needs " + mib(2 * copyNodes * sizeof(Term)) +
-                                            " of host memory to be read back");
-  }
-  if ((e = cudaMemcpy(host.data(), v.slots, host.size() * sizeof(Term), cudaMemcpyDeviceToHost)) != cudaSuccess)
-    return deviceError("copying the result back", e);
-  result.status = RunStatus::Ok;
-  result.result = readback(host.data(), book);
-  result.ioPending = isIoCall(host.data(), book, RootSlot);
-  return result;
+  cudaError_t e;
+  if (!rs.empty() &&
+      (e = cudaMemcpy(dS, rs.data(), rs.size() * sizeof(Redex), cudaMemcpyHostToDevice)) != cudaSuccess)
+    return failed("handing redexes to the device", e);
+  pending = rs.size();
+  rs.clear();
+  return reduce();
 }
 
 } // namespace
