@@ -84,6 +84,13 @@ private:
   bool isFile(const std::string &p) const {
     return (unsaved && unsaved->count(p)) || llvm::sys::fs::is_regular_file(p);
   }
+  /// A file's text: the unsaved copy when there is one, else the disk's.
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> read(StringRef path) const {
+    if (unsaved)
+      if (auto it = unsaved->find(path); it != unsaved->end())
+        return llvm::MemoryBuffer::getMemBufferCopy(it->second, path);
+    return llvm::MemoryBuffer::getFile(path, false, true);
+  }
 
   llvm::SourceMgr &sm;
   DiagnosticEngine &diags;
@@ -136,12 +143,7 @@ FileScope *Loader::load(StringRef path, SourceRange at) {
   auto it = byPath.find(path);
   if (it != byPath.end())
     return it->second;
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buf = std::error_code();
-  if (auto text = unsaved ? unsaved->find(path) : llvm::StringMap<std::string>::const_iterator();
-      unsaved && text != unsaved->end())
-    buf = llvm::MemoryBuffer::getMemBufferCopy(text->second, path);
-  else
-    buf = llvm::MemoryBuffer::getFile(path, false, true);
+  auto buf = read(path);
   if (!buf) {
     diags.report(DiagKind::ImportNotFound, at.toSM(), "cannot read '" + path.str() + "'");
     return nullptr;
