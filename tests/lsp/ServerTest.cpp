@@ -383,6 +383,10 @@ TEST_CASE("hover shows inferred types and the comment above a definition") {
   h = hoverText(c.result("textDocument/hover", c.at(kMainUri, find(kMain, "Bin/Leaf(2)"))));
   CHECK(llvm::StringRef(h).startswith("```bend\nBin/Leaf: Any -> Bin\n```"));
   CHECK(llvm::StringRef(h).contains("constructor of `Bin`"));
+  // A type, with its constructors.
+  h = hoverText(c.result("textDocument/hover", c.at(kMainUri, find(kMain, "Bin) ->"))));
+  CHECK(h == "```bend\ntype Bin\n  Bin/Node: Any -> Any -> Bin\n  Bin/Leaf: Any -> Bin\n```\n\n---\n\n"
+             "A tree of numbers.");
   // An unchecked definition: its signature as written.
   h = hoverText(c.result("textDocument/hover", c.at(kMainUri, find(kMain, "add ="))));
   CHECK(h == "```bend\nadd\n```");

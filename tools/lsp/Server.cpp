@@ -484,7 +484,12 @@ Value Server::hover(const Value *params) {
   if (!ref)
     return nullptr;
   const frontend::ProgramIndex::Symbol &s = a.index->symbols[ref->symbol];
-  std::string text = "```bend\n" + utf8(signature(s, a.index->typeAt(*ref))) + "\n```";
+  std::string text = "```bend\n" + utf8(signature(s, a.index->typeAt(*ref)));
+  if (s.kind == Kind::Type || s.kind == Kind::Object)
+    for (const auto &c : a.index->symbols) // its constructors, one a line
+      if (c.parent >= 0 && &a.index->symbols[c.parent] == &s)
+        text += "\n  " + utf8(signature(c, c.type));
+  text += "\n```";
   if (s.kind == Kind::Constructor && s.parent >= 0)
     text += "\n\nconstructor of `" + a.index->symbols[s.parent].name + "`";
   if (s.builtin)
