@@ -305,6 +305,22 @@ TEST_CASE("incremental edits after non-ASCII text land where the client means") 
   CHECK(c.diagnostics(kMainUri).empty());
 }
 
+TEST_CASE("hover and definition columns count UTF-16 units after non-ASCII text") {
+  Client c;
+  c.initialize();
+  std::string text = "def main():\n  zz = 1\n  return [\"\xCE\xBB\xF0\x9F\x98\x80\", zz]\n";
+  c.open(kMainUri, text);
+  // `zz` on line 2 starts at UTF-16 column 17 (byte column 20).
+  Value hover = c.result("textDocument/hover", c.at(kMainUri, {2, 18}));
+  CHECK(hoverText(hover) == "```bend\nzz\n```");
+  Position b = startOf(*hover.getAsObject()->get("range"));
+  CHECK(b.line == 2);
+  CHECK(b.character == 17);
+  Value d = c.result("textDocument/definition", c.at(kMainUri, {2, 17}));
+  CHECK(startOf(*d.getAsObject()->get("range")).line == 1);
+  CHECK(c.result("textDocument/hover", c.at(kMainUri, {2, 16})) == Value(nullptr));
+}
+
 TEST_CASE("imports are read relative to the file, from the editor's text when open") {
   Client c;
   c.initialize();
