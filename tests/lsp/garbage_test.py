@@ -18,7 +18,7 @@ URI = "file:///nonexistent-bendc-garbage/main.bend"
 
 
 def main():
-    rng = random.Random(13)
+    rng = random.Random(int(os.environ.get("BENDC_LSP_GARBAGE_SEED", "13")))
     s = Server(sys.argv[1])
     s.initialize()
     errors_expected = 0
@@ -73,6 +73,27 @@ def main():
                                  "textDocument/completion", "textDocument/documentSymbol"])
             pos = {"line": rng.randrange(0, 200), "character": rng.randrange(0, 300)}
             ids.append(s.request_async(method, {"textDocument": {"uri": URI}, "position": pos}))
+    # A real program broken a little more at each edit, asked about at every
+    # step: what the index makes of half-broken syntax.
+    uri2 = "file:///nonexistent-bendc-garbage/program.bend"
+    here = os.path.dirname(os.path.abspath(__file__))
+    program = open(os.path.join(here, "inputs", "main.bend"), encoding="utf-8").read()
+    s.notify("textDocument/didOpen", {"textDocument": {"uri": uri2, "languageId": "bend",
+                                                       "version": 1, "text": program}})
+    tokens = ["(", ")", ":", "=", "match", "case", "fold", "λ", "x", "return", "\n  ", "{", "}",
+              "Bin/Node", "$y", "with", "bend", "when", "else", "def", "#", "\"", "[", "]", ","]
+    lines = program.count("\n") + 1
+    for v in range(2, 60):
+        a = {"line": rng.randrange(0, lines), "character": rng.randrange(0, 40)}
+        b = {"line": a["line"], "character": a["character"] + rng.randrange(0, 4)}
+        s.notify("textDocument/didChange", {"textDocument": {"uri": uri2, "version": v},
+                                            "contentChanges": [{"range": {"start": a, "end": b},
+                                                                "text": rng.choice(tokens)}]})
+        for method in ["textDocument/hover", "textDocument/definition", "textDocument/completion"]:
+            pos = {"line": rng.randrange(0, lines), "character": rng.randrange(0, 40)}
+            ids.append(s.request_async(method, {"textDocument": {"uri": uri2}, "position": pos}))
+        ids.append(s.request_async("textDocument/documentSymbol", {"textDocument": {"uri": uri2}}))
+
     # A NUL and a lone surrogate escape in the text.
     version += 1
     s.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": version},
