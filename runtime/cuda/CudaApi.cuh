@@ -30,7 +30,7 @@ cudaError_t launch(void (*kernel)(Params...), unsigned blocks, unsigned threads,
 /// The block's dynamic shared memory (the third launch parameter), as T[].
 template <class T> __device__ __forceinline__ T *dynamicShared() {
 #if defined(BENDC_CUDA_EMULATE)
-  return static_cast<T *>(emu::detail::current->sharedDynamic);
+  return static_cast<T *>(emu::detail::self().sharedDynamic);
 #else
   extern __shared__ __align__(16) unsigned char sharedBytes[];
   return reinterpret_cast<T *>(sharedBytes);

@@ -65,6 +65,16 @@ struct NetView {
   Loc chunkNodes;       // nodes a thread takes from the bump allocator at a time
 };
 
+// Memory ordering between blocks. Within a launch, one block consumes what
+// another publishes only through net memory: a node is built with relaxed
+// stores and published by the acq_rel exchange that links it (device scope,
+// so the release orders those stores for every block), and a node is freed
+// only after the acq_rel fetch_add on its dead counter by the last thread
+// that touched it. Everything else a block writes for others — the round
+// buffer, the free-node pool, the allocator states, DeviceState — is read in
+// a later launch or by the host after one, and a kernel boundary orders it.
+// So no __threadfence is needed; a new channel between blocks within a
+// launch would need one (or a release/acquire pair) next to it.
 using SlotRef = cuda::atomic_ref<Term, cuda::thread_scope_device>;
 using DeadRef = cuda::atomic_ref<uint32_t, cuda::thread_scope_device>;
 

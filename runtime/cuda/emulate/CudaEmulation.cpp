@@ -109,7 +109,9 @@ struct Context {
       *--s = nullptr;                        // rbp rbx r12 r13 r14 r15
     sp = s;
   }
-  void switchTo(Context &next) { bendc_emu_switch(&sp, next.sp); }
+  using Target = void *;
+  Target target() const { return sp; }
+  void switchTo(Target next) { bendc_emu_switch(&sp, next); }
 };
 #else
 struct Context {
@@ -121,7 +123,9 @@ struct Context {
     uc.uc_link = nullptr;
     makecontext(&uc, entry, 0);
   }
-  void switchTo(Context &next) { swapcontext(&uc, &next.uc); }
+  using Target = ucontext_t *;
+  Target target() { return &uc; }
+  void switchTo(Target next) { swapcontext(&uc, next); }
 };
 #endif
 
@@ -212,7 +216,7 @@ struct Fiber {
   char *stackTop = nullptr;
   detail::ThreadState state;
   std::atomic<Wait> wait{Wait::Ready};
-  std::source_location site;
+  detail::Site site{"", 0};
   void *tsan = nullptr;
 };
 
@@ -241,16 +245,16 @@ struct BlockRunner {
 
 thread_local BlockRunner *runner = nullptr;
 
-std::string siteText(const std::source_location &s) {
-  std::string file = s.file_name();
+std::string siteText(const detail::Site &s) {
+  std::string file = s.file;
   size_t slash = file.rfind('/');
   if (slash != std::string::npos)
     file = file.substr(slash + 1);
-  return file + ":" + std::to_string(s.line());
+  return file + ":" + std::to_string(s.line);
 }
 
-bool sameSite(const std::source_location &a, const std::source_location &b) {
-  return a.line() == b.line() && a.column() == b.column() && std::strcmp(a.file_name(), b.file_name()) == 0;
+bool sameSite(const detail::Site &a, const detail::Site &b) {
+  return a.line == b.line && std::strcmp(a.file, b.file) == 0;
 }
 
 void fail(BlockRunner &r, std::string why) {
@@ -296,9 +300,13 @@ std::string describeWaits(BlockRunner &r) {
 
 /// Back to the worker's scheduler; returns when this fiber is resumed.
 void yieldToScheduler(BlockRunner &r, Fiber &f) {
-  tsanRelease(&r.doneSync); // acquired only when the block is over
-  tsanSwitch(r.schedulerTsan, /*sync=*/false);
-  f.ctx.switchTo(r.scheduler);
+  // Everything this thread read or wrote, up to the switch, is ordered before
+  // the end of the block by the release.
+  void *scheduler = r.schedulerTsan;
+  Context::Target to = r.scheduler.target();
+  tsanRelease(&r.doneSync);
+  tsanSwitch(scheduler, /*sync=*/false);
+  f.ctx.switchTo(to);
 }
 
 /// Every thread of the block arrived: check they meet at one call site and let
@@ -318,6 +326,7 @@ void releaseBlockBarrier(BlockRunner &r) {
   for (Fiber &f : r.fibers)
     if (f.wait.load(std::memory_order_relaxed) == Wait::Block)
       f.wait.store(Wait::Ready, std::memory_order_relaxed);
+  tsanRelease(&r.blockSync); // the sites read here, before their threads write them again
 }
 
 [[noreturn]] void fiberEntry() {
@@ -378,10 +387,10 @@ void runBlock(BlockRunner &r, const Properties &props, unsigned b) {
         continue;
       ran = true;
       r.running = &f;
-      detail::current = &f.state;
+      detail::current.store(&f.state, std::memory_order_relaxed);
       tsanSwitch(f.tsan, /*sync=*/true);
-      r.scheduler.switchTo(f.ctx);
-      detail::current = nullptr;
+      r.scheduler.switchTo(f.ctx.target());
+      detail::current.store(nullptr, std::memory_order_relaxed);
     }
     if (!ran && !r.failed.load(std::memory_order_acquire)) {
       tsanAcquire(&r.doneSync); // the call sites the threads left
@@ -609,7 +618,7 @@ cudaError_t launch(const LaunchSpec &spec) {
   return cudaSuccess;
 }
 
-void syncthreads(const std::source_location &site) {
+void syncthreads(Site site) {
   BlockRunner &r = *runner;
   Fiber &f = *r.running;
   f.site = site;
@@ -621,7 +630,7 @@ void syncthreads(const std::source_location &site) {
   tsanAcquire(&r.blockSync);
 }
 
-uint64_t shuffleDown(unsigned mask, uint64_t value, unsigned delta, const std::source_location &site) {
+uint64_t shuffleDown(unsigned mask, uint64_t value, unsigned delta, Site site) {
   BlockRunner &r = *runner;
   Fiber &f = *r.running;
   unsigned tid = f.state.threadIndex.x, lane = tid % 32;
@@ -649,6 +658,7 @@ uint64_t shuffleDown(unsigned mask, uint64_t value, unsigned delta, const std::s
           o.wait.store(Wait::Ready, std::memory_order_relaxed);
         }
       }
+      tsanRelease(&w);
     }
     yieldToScheduler(r, f);
     tsanAcquire(&w);

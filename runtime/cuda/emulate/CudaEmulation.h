@@ -35,7 +35,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <source_location>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -102,12 +101,22 @@ namespace bendc::emu {
 
 namespace detail {
 
+/// Where in the source a thread waits (a barrier's call site).
+struct Site {
+  const char *file;
+  unsigned line;
+};
+
 /// The identity of one emulated CUDA thread, readable from its code.
 struct ThreadState {
   dim3 threadIndex, blockIndex, blockSize, gridSize;
   void *sharedDynamic = nullptr;
 };
-inline thread_local ThreadState *current = nullptr;
+/// The running thread's identity. Atomic only so ThreadSanitizer sees no race
+/// between the scheduler setting it and the threads reading it (they run one
+/// at a time on their worker anyway).
+inline thread_local std::atomic<ThreadState *> current{nullptr};
+inline ThreadState &self() { return *current.load(std::memory_order_relaxed); }
 
 struct LaunchSpec {
   const void *kernel;
@@ -118,8 +127,8 @@ struct LaunchSpec {
 };
 cudaError_t launch(const LaunchSpec &spec);
 
-void syncthreads(const std::source_location &site);
-uint64_t shuffleDown(unsigned mask, uint64_t value, unsigned delta, const std::source_location &site);
+void syncthreads(Site site);
+uint64_t shuffleDown(unsigned mask, uint64_t value, unsigned delta, Site site);
 
 int occupancy(const void *kernel, int blockSize, size_t sharedBytes);
 cudaError_t setMaxDynamicShared(const void *kernel, int bytes);
@@ -149,26 +158,27 @@ cudaError_t launch(void (*kernel)(Params...), unsigned blocks, unsigned threads,
 
 // --- built-in variables ---------------------------------------------------------
 
-#define threadIdx (::bendc::emu::detail::current->threadIndex)
-#define blockIdx (::bendc::emu::detail::current->blockIndex)
-#define blockDim (::bendc::emu::detail::current->blockSize)
-#define gridDim (::bendc::emu::detail::current->gridSize)
+#define threadIdx (::bendc::emu::detail::self().threadIndex)
+#define blockIdx (::bendc::emu::detail::self().blockIndex)
+#define blockDim (::bendc::emu::detail::self().blockSize)
+#define gridDim (::bendc::emu::detail::self().gridSize)
 
 // --- device functions -------------------------------------------------------------
 
-inline void __syncthreads(const std::source_location site = std::source_location::current()) {
-  ::bendc::emu::detail::syncthreads(site);
+// The call site comes from default arguments, so barriers can be told apart.
+inline void __syncthreads(const char *file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
+  ::bendc::emu::detail::syncthreads({file, line});
 }
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 
 template <class T>
-T __shfl_down_sync(unsigned mask, T value, unsigned delta,
-                   const std::source_location site = std::source_location::current()) {
+T __shfl_down_sync(unsigned mask, T value, unsigned delta, const char *file = __builtin_FILE(),
+                   unsigned line = __builtin_LINE()) {
   static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8, "a shuffle moves at most 8 bytes");
   uint64_t bits = 0;
   std::memcpy(&bits, &value, sizeof(T));
-  bits = ::bendc::emu::detail::shuffleDown(mask, bits, delta, site);
+  bits = ::bendc::emu::detail::shuffleDown(mask, bits, delta, {file, line});
   std::memcpy(&value, &bits, sizeof(T));
   return value;
 }
