@@ -605,10 +605,14 @@ RunResult Runner::run(bool required) {
   // --- the plan -------------------------------------------------------------
   // maxPush bounds the redexes one interaction pushes: a commutation's 4, or
   // a call's (its redexes and those of the levels a fused expansion annihilates).
-  uint32_t maxDefNodes = 0;
+  uint32_t maxDefNodes = 0, largestDef = 0;
   p.maxPush = 4;
-  for (const DefInfo &d : book.defs) {
-    maxDefNodes = std::max(maxDefNodes, d.nodeCount);
+  for (uint32_t id = 0; id < book.defs.size(); ++id) {
+    const DefInfo &d = book.defs[id];
+    if (d.nodeCount > maxDefNodes) {
+      maxDefNodes = d.nodeCount;
+      largestDef = id;
+    }
     p.maxPush = std::max(p.maxPush, maxCallPushes(d, book.slots.data()));
   }
 
@@ -676,6 +680,15 @@ RunResult Runner::run(bool required) {
   Loc minNodes = Loc(FirstNode) + maxDefNodes + 64;
   if (p.nodes < minNodes)
     p.nodes = minNodes;
+  // The net must hold one copy of the largest definition, and one thread's
+  // scratch must index it; a device too small for that cannot run the book
+  // whatever --mem says.
+  uint64_t leastBytes = uint64_t(double(minNodes) * perNode) + uint64_t(maxDefNodes) * sizeof(Loc);
+  if (leastBytes > usable && book.defs.size() > largestDef)
+    return fail(RunStatus::OutOfMemory,
+                "out of memory: the definition @" + book.names[largestDef] + " has " + std::to_string(maxDefNodes) +
+                    " nodes, and expanding it once takes " + mib(leastBytes) + " of device memory; " + prop.name +
+                    " has about " + mib(usable) + " free; use --backend=cpu");
   p.nodes = (p.nodes + 3) & ~Loc(3); // whole dead-counter words
   // The local kernel hands back up to localCap redexes at once.
   p.redexCap = std::max<uint64_t>({p.nodes / 4, 4 * p.maxPush + 1024, uint64_t(p.localCap)});
