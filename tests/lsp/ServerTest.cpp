@@ -206,6 +206,24 @@ TEST_CASE("malformed messages get error responses with a null id") {
   CHECK(c.sent[3].getAsObject()->getInteger("id") == int64_t(7));
 }
 
+TEST_CASE("JSON nested too deeply is refused before it is parsed") {
+  Client c;
+  c.initialize();
+  c.sent.clear();
+  c.server.handleText(std::string(1000000, '['));
+  std::string deepObject;
+  for (int i = 0; i < 300; ++i)
+    deepObject += "{\"a\":";
+  c.server.handleText(deepObject);
+  // Brackets inside strings do not count.
+  c.server.handleText(R"({"jsonrpc":"2.0","id":3,"method":"shutdown","params":")" +
+                      std::string(1000, '[') + R"(\""})");
+  REQUIRE(c.sent.size() == 3);
+  CHECK(errorCode(c.sent[0]) == ParseError);
+  CHECK(errorCode(c.sent[1]) == ParseError);
+  CHECK(c.sent[2].getAsObject()->get("result"));
+}
+
 TEST_CASE("an unknown request is MethodNotFound; an unknown notification is ignored") {
   Client c;
   c.initialize();

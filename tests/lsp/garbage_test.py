@@ -37,6 +37,9 @@ def main():
                  b"\xff\xfe\xfd"]:
         s.write(s.frame(body))
         errors_expected += 1
+    # Nesting deep enough to overflow a recursive parser's stack.
+    s.write(s.frame(b"[" * 2000000))
+    errors_expected += 1
     s.write(s.frame(b'{"id": 5}'))
     s.write(s.frame(json.dumps({"jsonrpc": "2.0", "id": 6, "method": 7}).encode()))
     # Unknown methods and bad parameters.

@@ -74,7 +74,37 @@ void Server::replyError(const Value &id, int code, llvm::StringRef message) {
               {"error", Object{{"code", code}, {"message", message.str()}}}});
 }
 
+/// Whether JSON text nests arrays and objects deeper than `limit`: the
+/// parser recurses once a level, and a message of a million `[` must not
+/// take the server's stack.
+static bool nestsDeeperThan(llvm::StringRef text, unsigned limit) {
+  unsigned depth = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"')
+      inString = true;
+    else if ((c == '[' || c == '{') && ++depth > limit)
+      return true;
+    else if ((c == ']' || c == '}') && depth > 0)
+      --depth;
+  }
+  return false;
+}
+
 void Server::handleText(llvm::StringRef text) {
+  // No message of the protocol comes near this depth.
+  if (nestsDeeperThan(text, 256)) {
+    replyError(nullptr, ParseError, "JSON nested more than 256 levels deep");
+    return;
+  }
   llvm::Expected<Value> parsed = llvm::json::parse(text);
   if (!parsed) {
     replyError(nullptr, ParseError, "invalid JSON: " + llvm::toString(parsed.takeError()));
