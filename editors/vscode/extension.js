@@ -6,7 +6,7 @@ const { LanguageClient } = require('vscode-languageclient/node');
 
 let client;
 
-function activate(context) {
+function activate() {
   const command = vscode.workspace.getConfiguration('bendc').get('path') || 'bendc';
   // No transport given: the client talks over stdio and adds no arguments.
   const server = { command, args: ['--lsp'] };
@@ -21,7 +21,6 @@ function activate(context) {
       ],
     },
   );
-  context.subscriptions.push({ dispose: () => client && client.stop() });
   return client.start();
 }
 
