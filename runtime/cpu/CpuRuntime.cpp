@@ -2,6 +2,7 @@
 #include "runtime/NetHost.h"
 #include "runtime/Progress.h"
 #include "runtime/common/Interact.h"
+#include "runtime/common/NodeStock.h"
 #include "runtime/common/Readback.h"
 #include "runtime/cpu/Arena.h"
 
@@ -104,20 +105,8 @@ public:
     return std::atomic_ref<uint8_t>(dead[node]).fetch_add(uint8_t(n), std::memory_order_acq_rel);
   }
   void clearDead(Loc node) { std::atomic_ref<uint8_t>(dead[node]).store(0, std::memory_order_relaxed); }
-  Loc alloc() {
-    if (freeHead != 0) {
-      Loc n = freeHead;
-      freeHead = load(slotOf(n, 0));
-      --freeCount;
-      return n;
-    }
-    return bump++;
-  }
-  void release(Loc node) {
-    store(slotOf(node, 0), freeHead);
-    freeHead = node;
-    ++freeCount;
-  }
+  Loc alloc() { return nodes.take(*this); }
+  void release(Loc node) { nodes.give(*this, node); }
   void push(Term neg, Term pos) { stack.push_back({neg, pos}); }
   void count(Rule rule) { ++counts[unsigned(rule)]; }
   void fault(Fault f, Term neg, Term pos) {
@@ -151,7 +140,7 @@ public:
 
   /// Makes sure `n` nodes can be allocated without checks.
   bool reserve(uint64_t n) {
-    if (freeCount + (bumpEnd - bump) >= n)
+    if (nodes.available() >= n)
       return true;
     return refill(n);
   }
@@ -176,15 +165,12 @@ private:
   Term *slots;
   uint8_t *dead;
   std::vector<Redex> stack;
-  Loc freeHead = 0;
-  uint64_t freeCount = 0;
-  Loc bump = 0, bumpEnd = 0;
+  NodeStock nodes;
 };
 
 bool Worker::refill(uint64_t n) {
   // Leftovers of the current chunk go to the free list.
-  while (bump < bumpEnd)
-    release(bump++);
+  nodes.retireRange(*this);
   Loc want = std::max<Loc>(ChunkNodes, n);
   Loc begin = shared.nextChunk.fetch_add(want, std::memory_order_relaxed);
   Loc end = begin + want;
@@ -193,13 +179,13 @@ bool Worker::refill(uint64_t n) {
     if (begin < shared.arena->nodeCount())
       for (Loc i = begin; i < shared.arena->nodeCount(); ++i)
         release(i);
-    if (freeCount >= n)
+    if (nodes.freeCount >= n)
       return true;
     shared.fail(RunStatus::OutOfMemory);
     return false;
   }
-  bump = begin;
-  bumpEnd = end;
+  nodes.bump = begin;
+  nodes.bumpEnd = end;
   return true;
 }
 

@@ -425,7 +425,8 @@ struct Runner {
 /// The Ctx of Interact.h on the host between reductions, for the IO protocol:
 /// net memory read and written through copies (the device is idle then),
 /// nodes from a chunk of the arena of the host's own, and counts and pushes
-/// kept here until the next reduction takes them.
+/// kept here until the next reduction takes them. The host links and expands
+/// but performs no rule, so it needs no `fault`.
 class HostCtx {
 public:
   const Term *bookSlots;
@@ -434,7 +435,6 @@ public:
   Loc *scratch;
   uint64_t counts[RuleCount] = {};
   std::vector<Redex> pushed;
-  Fault faulted = Fault::None;
   bool failed = false; // a copy failed or memory ran out; the runner says which
 
   HostCtx(Runner &runner, Loc *scratchLocs)
@@ -467,48 +467,31 @@ public:
     word &= ~(0xFFu << (unsigned(node & 3) * 8));
     copyOut(r.v.dead + (node >> 2), &word, sizeof word);
   }
-  Loc alloc() {
-    if (freeHead != 0) {
-      Loc n = freeHead;
-      freeHead = load(slotOf(n, 0));
-      --freeCount;
-      return n;
-    }
-    return bump++;
-  }
-  void release(Loc node) {
-    store(slotOf(node, 0), freeHead);
-    freeHead = node;
-    ++freeCount;
-  }
+  Loc alloc() { return nodes.take(*this); }
+  void release(Loc node) { nodes.give(*this, node); }
   void push(Term neg, Term pos) { pushed.push_back(Redex{neg, pos}); }
   void count(Rule rule) { ++counts[unsigned(rule)]; }
-  void fault(Fault f, Term, Term) {
-    if (faulted == Fault::None)
-      faulted = f;
-  }
 
   /// Makes sure `n` nodes can be allocated: the host's free list and chunk,
   /// then a new chunk from the device's bump allocator.
   bool reserve(uint64_t n) {
     if (failed)
       return false;
-    if (freeCount + (bumpEnd - bump) >= n)
+    if (nodes.available() >= n)
       return true;
-    while (bump < bumpEnd)
-      release(bump++);
+    nodes.retireRange(*this);
     unsigned long long next = 0;
     copyIn(&next, &r.v.st->nextNode, sizeof next);
     Loc want = std::max<Loc>(n, 1024);
     if (next + want > r.p.nodes)
       want = next < r.p.nodes ? r.p.nodes - next : 0;
     if (want != 0) {
-      bump = next;
-      bumpEnd = next + want;
+      nodes.bump = next;
+      nodes.bumpEnd = next + want;
       next += want;
       copyOut(&r.v.st->nextNode, &next, sizeof next);
     }
-    if (!failed && freeCount + (bumpEnd - bump) >= n)
+    if (!failed && nodes.available() >= n)
       return true;
     if (!failed)
       r.outOfMemory = true;
@@ -536,9 +519,7 @@ private:
   }
 
   Runner &r;
-  Loc freeHead = 0;
-  uint64_t freeCount = 0;
-  Loc bump = 0, bumpEnd = 0;
+  NodeStock nodes;
 };
 
 /// The device's net as the IO protocol sees it between reductions.
@@ -800,9 +781,8 @@ RunResult Runner::run(bool required) {
 
   if (interrupted)
     return fail(RunStatus::Interrupted, "interrupted");
-  Fault fault = hs.fault != 0 ? Fault(hs.fault) : host.faulted;
-  if (fault != Fault::None)
-    return fail(RunStatus::Fault, fault == Fault::PolarityClash
+  if (hs.fault != 0)
+    return fail(RunStatus::Fault, Fault(hs.fault) == Fault::PolarityClash
                                       ? "invalid net: two nodes of the same kind met with clashing polarities "
                                         "(for example a tuple applied as a function)"
                                       : "invalid net: a redex joined two terms of the same polarity");

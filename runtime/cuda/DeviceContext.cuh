@@ -5,6 +5,7 @@
 #pragma once
 
 #include "runtime/common/Interact.h"
+#include "runtime/common/NodeStock.h"
 #include "runtime/cuda/CudaApi.cuh"
 
 #include <cstdint>
@@ -40,11 +41,7 @@ struct DeviceState {
 
 /// A thread's allocator, kept in global memory between kernels and indexed
 /// by the global thread id, so freed nodes stay with the thread that freed them.
-struct AllocState {
-  Loc freeHead;
-  unsigned long long freeCount;
-  Loc bump, bumpEnd;
-};
+using AllocState = NodeStock;
 
 /// Everything a kernel needs, passed by value.
 struct NetView {
@@ -114,20 +111,8 @@ struct DeviceCtx {
     // Neighbours share the word, so the byte is cleared atomically.
     DeadRef(net.dead[node >> 2]).fetch_and(~(0xFFu << shift), cuda::std::memory_order_relaxed);
   }
-  __device__ Loc alloc() {
-    if (freeHead != 0) {
-      Loc n = freeHead;
-      freeHead = load(slotOf(n, 0));
-      --freeCount;
-      return n;
-    }
-    return bump++;
-  }
-  __device__ void release(Loc node) {
-    store(slotOf(node, 0), freeHead);
-    freeHead = node;
-    ++freeCount;
-  }
+  __device__ Loc alloc() { return nodes.take(*this); }
+  __device__ void release(Loc node) { nodes.give(*this, node); }
   __device__ void push(Term neg, Term pos) {
     unsigned r = unsigned(ruleFor(tagOf(neg), tagOf(pos)));
     if (target.bag) {
@@ -159,57 +144,50 @@ struct DeviceCtx {
   NetView net;
   PushTarget target;
   unsigned tid;
-  Loc freeHead;
-  unsigned long long freeCount;
-  Loc bump, bumpEnd;
+  NodeStock nodes;
   uint32_t counts[RuleCount];
 
   __device__ DeviceCtx(const NetView &v, unsigned threadId, const PushTarget &t)
       : bookSlots(v.bookSlots), bookRedexes(v.bookRedexes), defs(v.defs),
         scratch(v.scratch + size_t(threadId) * v.scratchStride), net(v), target(t), tid(threadId) {
-    AllocState a = v.alloc[threadId];
-    freeHead = a.freeHead;
-    freeCount = a.freeCount;
-    bump = a.bump;
-    bumpEnd = a.bumpEnd;
+    nodes = v.alloc[threadId];
 #pragma unroll
     for (unsigned r = 0; r < RuleCount; ++r)
       counts[r] = 0;
   }
 
-  __device__ void saveAlloc() { net.alloc[tid] = AllocState{freeHead, freeCount, bump, bumpEnd}; }
+  __device__ void saveAlloc() { net.alloc[tid] = nodes; }
 
   /// Makes sure `n` nodes can be allocated without checks: the free list, the
   /// bump chunk, a fresh chunk, the end of the arena, then the shared pool.
   __device__ bool reserve(uint64_t n) {
-    if (freeCount + (bumpEnd - bump) >= n)
+    if (nodes.available() >= n)
       return true;
     return refill(n);
   }
 
   __device__ bool refill(uint64_t n) {
-    while (bump < bumpEnd)
-      release(bump++);
+    nodes.retireRange(*this);
     Loc want = net.chunkNodes > n ? net.chunkNodes : Loc(n);
     Loc begin = atomicAdd(&net.st->nextNode, (unsigned long long)want);
     if (begin + want <= net.nodeCap) {
-      bump = begin;
-      bumpEnd = begin + want;
+      nodes.bump = begin;
+      nodes.bumpEnd = begin + want;
       return true;
     }
     // The arena ends here; only the thread whose chunk straddles the end gets the tail.
     for (Loc i = begin; i < net.nodeCap; ++i)
       release(i);
-    if (freeCount >= n)
+    if (nodes.freeCount >= n)
       return true;
     unsigned long long have = net.st->poolCount;
     if (have > net.poolCap)
       have = net.poolCap;
-    unsigned long long take = n - freeCount;
+    unsigned long long take = n - nodes.freeCount;
     unsigned long long at = atomicAdd(&net.st->poolTake, take);
     for (unsigned long long k = at; k < at + take && k < have; ++k)
       release(net.pool[k]);
-    if (freeCount >= n)
+    if (nodes.freeCount >= n)
       return true;
     atomicExch(&net.st->starved, 1u);
     return false;
