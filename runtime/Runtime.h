@@ -15,9 +15,12 @@ namespace bendc::rt {
 
 enum class Backend : uint8_t { Auto, Cpu, Cuda };
 
+/// The most CPU worker threads a run may ask for.
+inline constexpr unsigned MaxCpuThreads = 4096;
+
 struct RunOptions {
   Backend backend = Backend::Auto;
-  unsigned threads = 0;   // CPU worker threads; 0 = every hardware thread
+  unsigned threads = 0;   // CPU worker threads (at most MaxCpuThreads); 0 = every hardware thread
   uint64_t memBytes = 0;  // net memory; 0 = defaultMemBytes()
   /// Run the IO protocol when the result is an IO call (see Io.h), with
   /// these streams.

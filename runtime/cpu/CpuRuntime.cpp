@@ -42,6 +42,12 @@ constexpr RuleTable ruleTable;
 
 /// Nodes a thread takes from the global arena at a time.
 constexpr Loc ChunkNodes = Loc(1) << 15;
+/// Locs in a cache line: the padding that keeps threads' data apart.
+constexpr size_t LocsPerLine = 64 / sizeof(Loc);
+/// Nodes are owned by blocks of 2^OwnerShift (a chunk is several blocks).
+constexpr unsigned OwnerShift = 12;
+/// Nodes a worker collects for another before handing them over.
+constexpr size_t ReturnBatch = 64;
 /// Nodes touched before the clock starts (32 MiB of slots): enough for small
 /// programs to never fault a page while timed, small enough to cost little.
 constexpr Loc PretouchNodes = Loc(1) << 21;
@@ -70,6 +76,19 @@ struct Shared {
   std::atomic<uint8_t> fault{uint8_t(Fault::None)};
   std::atomic<uint16_t> faultTags{0}; // negative tag << 8 | positive tag
   const std::atomic<bool> *cancel = nullptr;
+  // Node ownership. A block of nodes belongs to the worker that took it from
+  // the arena, and a node freed by another thread goes back to that worker:
+  // a thread that reused nodes lying between another thread's hot nodes would
+  // share their cache lines (and those of their dead counters) with it, and
+  // both would run at a fraction of their speed.
+  std::unique_ptr<std::atomic<uint16_t>[]> owner; // by block of 2^OwnerShift nodes
+  struct alignas(64) Inbox {
+    std::mutex mutex;
+    std::vector<Loc> nodes; // freed by other workers, for this one
+  };
+  std::unique_ptr<Inbox[]> inboxes; // by worker
+  /// The arena is used up: from now on every thread reuses what it frees.
+  std::atomic<bool> tight{false};
 
   void fail(RunStatus status) {
     int expected = int(RunStatus::Ok);
@@ -88,7 +107,7 @@ struct Shared {
 };
 
 /// One worker thread; also the context the interaction engine runs in.
-class Worker {
+class alignas(64) Worker {
 public:
   // --- the context interface of runtime/common/Interact.h ---
   const Term *bookSlots;
@@ -106,7 +125,13 @@ public:
   }
   void clearDead(Loc node) { std::atomic_ref<uint8_t>(dead[node]).store(0, std::memory_order_relaxed); }
   Loc alloc() { return nodes.take(*this); }
-  void release(Loc node) { nodes.give(*this, node); }
+  void release(Loc node) {
+    unsigned o = shared.owner[node >> OwnerShift].load(std::memory_order_relaxed);
+    if (o == id || shared.tight.load(std::memory_order_relaxed))
+      nodes.give(*this, node);
+    else
+      giveBack(o, node);
+  }
   void push(Term neg, Term pos) { stack.push_back({neg, pos}); }
   void count(Rule rule) { ++counts[unsigned(rule)]; }
   void fault(Fault f, Term neg, Term pos) {
@@ -116,10 +141,11 @@ public:
   }
 
   // --- the worker itself ---
-  Worker(Shared &shared, std::vector<Loc> &scratchSpace)
+  /// `scratchSpace` holds the scratch with a cache line of room on each side.
+  Worker(Shared &shared, unsigned id, std::vector<Loc> &scratchSpace)
       : bookSlots(shared.book->slots.data()), bookRedexes(shared.book->redexes.data()),
-        defs(shared.book->defs.data()), scratch(scratchSpace.data()), shared(shared),
-        slots(shared.arena->slotData()), dead(shared.arena->deadData()) {
+        defs(shared.book->defs.data()), scratch(scratchSpace.data() + LocsPerLine), shared(shared),
+        slots(shared.arena->slotData()), dead(shared.arena->deadData()), id(id), outbox(shared.threads) {
     stack.reserve(1 << 12);
   }
 
@@ -158,6 +184,8 @@ private:
     published.store(total, std::memory_order_relaxed);
   }
   bool refill(uint64_t n);
+  void giveBack(unsigned owner, Loc node);
+  void takeReturned();
   void shareWork();
   bool waitForWork();
 
@@ -166,16 +194,54 @@ private:
   uint8_t *dead;
   std::vector<Redex> stack;
   NodeStock nodes;
+  unsigned id;
+  std::vector<std::vector<Loc>> outbox; // nodes freed here, by owner
 };
 
+void Worker::giveBack(unsigned owner, Loc node) {
+  std::vector<Loc> &batch = outbox[owner];
+  batch.push_back(node);
+  if (batch.size() < ReturnBatch)
+    return;
+  Shared::Inbox &inbox = shared.inboxes[owner];
+  std::lock_guard<std::mutex> lock(inbox.mutex);
+  inbox.nodes.insert(inbox.nodes.end(), batch.begin(), batch.end());
+  batch.clear();
+}
+
+/// Takes the nodes other workers gave back, and, once the arena is used up,
+/// the ones waiting here for other workers.
+void Worker::takeReturned() {
+  std::vector<Loc> returned;
+  {
+    Shared::Inbox &inbox = shared.inboxes[id];
+    std::lock_guard<std::mutex> lock(inbox.mutex);
+    returned.swap(inbox.nodes);
+  }
+  for (Loc n : returned)
+    nodes.give(*this, n);
+  if (shared.tight.load(std::memory_order_relaxed))
+    for (std::vector<Loc> &batch : outbox) {
+      for (Loc n : batch)
+        nodes.give(*this, n);
+      batch.clear();
+    }
+}
+
 bool Worker::refill(uint64_t n) {
-  // Leftovers of the current chunk go to the free list.
+  // Leftovers of the current chunk go to the free list, with the nodes
+  // other workers freed for this one.
   nodes.retireRange(*this);
+  takeReturned();
+  if (nodes.freeCount >= n)
+    return true;
   Loc want = std::max<Loc>(ChunkNodes, n);
   Loc begin = shared.nextChunk.fetch_add(want, std::memory_order_relaxed);
   Loc end = begin + want;
   if (end > shared.arena->nodeCount()) {
     shared.nextChunk.store(shared.arena->nodeCount(), std::memory_order_relaxed);
+    shared.tight.store(true, std::memory_order_relaxed);
+    takeReturned();
     if (begin < shared.arena->nodeCount())
       for (Loc i = begin; i < shared.arena->nodeCount(); ++i)
         release(i);
@@ -184,6 +250,8 @@ bool Worker::refill(uint64_t n) {
     shared.fail(RunStatus::OutOfMemory);
     return false;
   }
+  for (Loc b = begin >> OwnerShift; b <= (end - 1) >> OwnerShift; ++b)
+    shared.owner[b].store(uint16_t(id), std::memory_order_relaxed);
   nodes.bump = begin;
   nodes.bumpEnd = end;
   return true;
@@ -325,6 +393,7 @@ private:
 RunResult runCpu(const Book &book, const RunOptions &options) {
   RunResult result;
   unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min(threads, MaxCpuThreads); // node owners are 16-bit
   uint64_t memBytes = options.memBytes ? options.memBytes : defaultMemBytes();
   Arena arena(memBytes);
   if (!arena.ok()) {
@@ -336,8 +405,10 @@ RunResult runCpu(const Book &book, const RunOptions &options) {
 
   Shared shared;
   shared.arena = &arena;
+  shared.owner = std::make_unique<std::atomic<uint16_t>[]>((arena.nodeCount() >> OwnerShift) + 1);
   shared.book = &book;
   shared.threads = threads;
+  shared.inboxes = std::make_unique<Shared::Inbox[]>(threads);
   shared.reserveNodes = maxNodesPerInteraction(book);
   shared.cancel = options.cancel;
 
@@ -351,10 +422,13 @@ RunResult runCpu(const Book &book, const RunOptions &options) {
       th.join();
   }
 
-  std::vector<std::vector<Loc>> scratch(threads, std::vector<Loc>(shared.reserveNodes));
+  // Each worker's expansion scratch on cache lines of its own: expand()
+  // writes it on every call, and two small arrays side by side on the heap
+  // made the workers take turns on one line (stress at 2 threads ran 1.2x).
+  std::vector<std::vector<Loc>> scratch(threads, std::vector<Loc>(shared.reserveNodes + 2 * LocsPerLine));
   std::vector<std::unique_ptr<Worker>> workers;
   for (unsigned t = 0; t < threads; ++t)
-    workers.push_back(std::make_unique<Worker>(shared, scratch[t]));
+    workers.push_back(std::make_unique<Worker>(shared, t, scratch[t]));
   CpuNet net(shared, workers);
 
   std::unique_ptr<ProgressLine> progress;

@@ -118,6 +118,11 @@ int runBook(const rt::Book &book,
   rt::RunOptions options;
   options.backend = backendOpt;
   options.threads = threadCount;
+  if (threadCount > rt::MaxCpuThreads) {
+    errs() << "bendc: error: --threads " << threadCount << " is more than the " << rt::MaxCpuThreads
+           << " this bendc runs\n";
+    return ExitUsage;
+  }
   if (!memSize.empty() && !rt::parseMemSize(memSize, options.memBytes)) {
     errs() << "bendc: error: invalid --mem size '" << memSize << "' (examples: 512M, 4G)\n";
     return ExitUsage;
