@@ -42,10 +42,16 @@ constexpr RuleTable ruleTable;
 
 /// Nodes a thread takes from the global arena at a time.
 constexpr Loc ChunkNodes = Loc(1) << 15;
-/// Locs in a cache line: the padding that keeps threads' data apart.
-constexpr size_t LocsPerLine = 64 / sizeof(Loc);
+/// Bytes that keep one thread's hot data from another's: a pair of cache
+/// lines, which the hardware prefetchers fetch together.
+constexpr size_t Apart = 128;
+constexpr size_t LocsPerLine = Apart / sizeof(Loc);
 /// Nodes are owned by blocks of 2^OwnerShift (a chunk is several blocks).
 constexpr unsigned OwnerShift = 12;
+/// The owner of blocks outside every worker's current chunk.
+constexpr unsigned NoOwner = 0xFFFF;
+/// Entries of its free list a worker looks at when it scrubs it.
+constexpr unsigned ScrubDepth = 64;
 /// Nodes a worker collects for another before handing them over.
 constexpr size_t ReturnBatch = 64;
 /// Nodes touched before the clock starts (32 MiB of slots): enough for small
@@ -76,13 +82,16 @@ struct Shared {
   std::atomic<uint8_t> fault{uint8_t(Fault::None)};
   std::atomic<uint16_t> faultTags{0}; // negative tag << 8 | positive tag
   const std::atomic<bool> *cancel = nullptr;
-  // Node ownership. A block of nodes belongs to the worker that took it from
-  // the arena, and a node freed by another thread goes back to that worker:
-  // a thread that reused nodes lying between another thread's hot nodes would
-  // share their cache lines (and those of their dead counters) with it, and
-  // both would run at a fraction of their speed.
+  // Node ownership. The blocks of the chunk a worker allocates from belong to
+  // it. A thread that kept reusing nodes lying between another thread's hot
+  // nodes would share their cache lines (and those of their dead counters)
+  // with it, and both would run at a fraction of their speed; so now and then
+  // a worker takes such nodes off the top of its free list and gives them
+  // back (Worker::scrub). Freed nodes are otherwise reused by whoever freed
+  // them, while they are still in its cache (a tree built by one thread and
+  // consumed by another), and nodes of older chunks belong to nobody.
   std::unique_ptr<std::atomic<uint16_t>[]> owner; // by block of 2^OwnerShift nodes
-  struct alignas(64) Inbox {
+  struct alignas(Apart) Inbox {
     std::mutex mutex;
     std::vector<Loc> nodes; // freed by other workers, for this one
   };
@@ -107,7 +116,7 @@ struct Shared {
 };
 
 /// One worker thread; also the context the interaction engine runs in.
-class alignas(64) Worker {
+class alignas(Apart) Worker {
 public:
   // --- the context interface of runtime/common/Interact.h ---
   const Term *bookSlots;
@@ -125,13 +134,7 @@ public:
   }
   void clearDead(Loc node) { std::atomic_ref<uint8_t>(dead[node]).store(0, std::memory_order_relaxed); }
   Loc alloc() { return nodes.take(*this); }
-  void release(Loc node) {
-    unsigned o = shared.owner[node >> OwnerShift].load(std::memory_order_relaxed);
-    if (o == id || shared.tight.load(std::memory_order_relaxed))
-      nodes.give(*this, node);
-    else
-      giveBack(o, node);
-  }
+  void release(Loc node) { nodes.give(*this, node); }
   void push(Term neg, Term pos) { stack.push_back({neg, pos}); }
   void count(Rule rule) { ++counts[unsigned(rule)]; }
   void fault(Fault f, Term neg, Term pos) {
@@ -141,11 +144,11 @@ public:
   }
 
   // --- the worker itself ---
-  /// `scratchSpace` holds the scratch with a cache line of room on each side.
-  Worker(Shared &shared, unsigned id, std::vector<Loc> &scratchSpace)
+  Worker(Shared &shared, unsigned id, Loc *scratchSpace)
       : bookSlots(shared.book->slots.data()), bookRedexes(shared.book->redexes.data()),
-        defs(shared.book->defs.data()), scratch(scratchSpace.data() + LocsPerLine), shared(shared),
-        slots(shared.arena->slotData()), dead(shared.arena->deadData()), id(id), outbox(shared.threads) {
+        defs(shared.book->defs.data()), scratch(scratchSpace), shared(shared),
+        slots(shared.arena->slotData()), dead(shared.arena->deadData()), id(id),
+        owner(shared.threads > 1 ? shared.owner.get() : nullptr), outbox(shared.threads) {
     stack.reserve(1 << 12);
   }
 
@@ -184,7 +187,14 @@ private:
     published.store(total, std::memory_order_relaxed);
   }
   bool refill(uint64_t n);
+  void markOwner(Loc begin, Loc end, unsigned who) {
+    if (!owner)
+      return;
+    for (Loc b = begin >> OwnerShift; begin < end && b <= (end - 1) >> OwnerShift; ++b)
+      shared.owner[b].store(uint16_t(who), std::memory_order_relaxed);
+  }
   void giveBack(unsigned owner, Loc node);
+  void scrub();
   void takeReturned();
   void shareWork();
   bool waitForWork();
@@ -195,18 +205,49 @@ private:
   std::vector<Redex> stack;
   NodeStock nodes;
   unsigned id;
-  std::vector<std::vector<Loc>> outbox; // nodes freed here, by owner
+  std::atomic<uint16_t> *owner; // shared.owner; null with one thread
+  Loc chunkBegin = 0, chunkEnd = 0; // the chunk allocated from now
+  /// Nodes freed here for another worker; whole cache lines, so one worker's
+  /// batches never share a line with anything another writes.
+  struct alignas(Apart) Batch {
+    Loc nodes[ReturnBatch];
+    size_t size = 0;
+  };
+  std::vector<Batch> outbox; // by owner
 };
 
 void Worker::giveBack(unsigned owner, Loc node) {
-  std::vector<Loc> &batch = outbox[owner];
-  batch.push_back(node);
-  if (batch.size() < ReturnBatch)
+  Batch &batch = outbox[owner];
+  batch.nodes[batch.size++] = node;
+  if (batch.size < ReturnBatch)
     return;
   Shared::Inbox &inbox = shared.inboxes[owner];
   std::lock_guard<std::mutex> lock(inbox.mutex);
-  inbox.nodes.insert(inbox.nodes.end(), batch.begin(), batch.end());
-  batch.clear();
+  inbox.nodes.insert(inbox.nodes.end(), batch.nodes, batch.nodes + batch.size);
+  batch.size = 0;
+}
+
+/// Gives back the nodes near the top of the free list (the ones about to be
+/// reused) that lie in another worker's current chunk.
+void Worker::scrub() {
+  if (!owner || shared.tight.load(std::memory_order_relaxed))
+    return;
+  Loc prev = 0, n = nodes.freeHead;
+  for (unsigned k = 0; k < ScrubDepth && n != 0; ++k) {
+    Loc next = load(slotOf(n, 0));
+    unsigned o = owner[n >> OwnerShift].load(std::memory_order_relaxed);
+    if (o != id && o != NoOwner) {
+      if (prev != 0)
+        store(slotOf(prev, 0), next);
+      else
+        nodes.freeHead = next;
+      --nodes.freeCount;
+      giveBack(o, n);
+    } else {
+      prev = n;
+    }
+    n = next;
+  }
 }
 
 /// Takes the nodes other workers gave back, and, once the arena is used up,
@@ -221,10 +262,10 @@ void Worker::takeReturned() {
   for (Loc n : returned)
     nodes.give(*this, n);
   if (shared.tight.load(std::memory_order_relaxed))
-    for (std::vector<Loc> &batch : outbox) {
-      for (Loc n : batch)
-        nodes.give(*this, n);
-      batch.clear();
+    for (Batch &batch : outbox) {
+      for (size_t k = 0; k < batch.size; ++k)
+        nodes.give(*this, batch.nodes[k]);
+      batch.size = 0;
     }
 }
 
@@ -250,8 +291,10 @@ bool Worker::refill(uint64_t n) {
     shared.fail(RunStatus::OutOfMemory);
     return false;
   }
-  for (Loc b = begin >> OwnerShift; b <= (end - 1) >> OwnerShift; ++b)
-    shared.owner[b].store(uint16_t(id), std::memory_order_relaxed);
+  markOwner(chunkBegin, chunkEnd, NoOwner);
+  markOwner(begin, end, id);
+  chunkBegin = begin;
+  chunkEnd = end;
   nodes.bump = begin;
   nodes.bumpEnd = end;
   return true;
@@ -305,6 +348,8 @@ void Worker::runLoop() {
       if ((++tick & 127) == 0) {
         if (shared.shouldStop())
           return;
+        if ((tick & 1023) == 0)
+          scrub();
         if ((tick & 8191) == 0)
           publish();
         if (shared.hungry.load(std::memory_order_relaxed) != 0 && stack.size() > 1 &&
@@ -393,7 +438,7 @@ private:
 RunResult runCpu(const Book &book, const RunOptions &options) {
   RunResult result;
   unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min(threads, MaxCpuThreads); // node owners are 16-bit
+  threads = std::min(threads, MaxCpuThreads); // node owners are 16-bit, NoOwner excluded
   uint64_t memBytes = options.memBytes ? options.memBytes : defaultMemBytes();
   Arena arena(memBytes);
   if (!arena.ok()) {
@@ -425,10 +470,16 @@ RunResult runCpu(const Book &book, const RunOptions &options) {
   // Each worker's expansion scratch on cache lines of its own: expand()
   // writes it on every call, and two small arrays side by side on the heap
   // made the workers take turns on one line (stress at 2 threads ran 1.2x).
-  std::vector<std::vector<Loc>> scratch(threads, std::vector<Loc>(shared.reserveNodes + 2 * LocsPerLine));
+  // One buffer: worker t's scratch starts on a cache line of its own, at
+  // base + t * stride.
+  size_t stride = (shared.reserveNodes + LocsPerLine - 1) / LocsPerLine * LocsPerLine + LocsPerLine;
+  std::vector<Loc> scratch(threads * stride + LocsPerLine);
+  Loc *base = scratch.data();
+  while (reinterpret_cast<uintptr_t>(base) % Apart != 0)
+    ++base;
   std::vector<std::unique_ptr<Worker>> workers;
   for (unsigned t = 0; t < threads; ++t)
-    workers.push_back(std::make_unique<Worker>(shared, t, scratch[t]));
+    workers.push_back(std::make_unique<Worker>(shared, t, base + t * stride));
   CpuNet net(shared, workers);
 
   std::unique_ptr<ProgressLine> progress;

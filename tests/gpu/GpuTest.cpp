@@ -293,6 +293,17 @@ TEST_CASE("gpu: a failed launch is a device error, then the device is gone for t
   CHECK(fallback.stats.backend == "cpu");
 }
 
+TEST_CASE("gpu: a small shared bag spills to the round buffer") {
+  REQUIRE_DEVICE();
+  // The smallest bag (two redexes per thread): a pass of pushes overflows it.
+  EmulatedDevice device([](emu::Properties &p) {
+    p.sharedPerBlock = 9 << 10;
+    p.sharedPerSm = 20 << 10;
+  });
+  sameOnBoth(sumProgram(Sanitized ? 8 : 12));
+  sameOnBoth(treeProgram(Sanitized ? 6 : 10));
+}
+
 TEST_CASE("gpu: blocks race: the results hold under every thread order") {
   REQUIRE_DEVICE();
   for (auto order : {emu::Properties::Order::Reverse, emu::Properties::Order::Shuffled}) {
