@@ -6,6 +6,7 @@
 #pragma once
 
 #include "runtime/common/Book.h"
+#include "runtime/common/Interact.h"
 #include "runtime/common/Term.h"
 
 #include <cstdint>
@@ -37,6 +38,31 @@ public:
   /// Reduces every pending redex; false when the run failed (out of memory,
   /// a fault, an interrupt).
   virtual bool reduce() = 0;
+};
+
+/// The part of NetHost every backend writes the same way: memory, nodes,
+/// links and expansions through a context `Ctx` of runtime/common/Interact.h
+/// that the host may use between reductions. A backend adds `reserve` and
+/// `reduce`.
+template <class Ctx> class CtxNetHost : public NetHost {
+public:
+  CtxNetHost(const Book &book, Ctx &ctx) : book_(book), ctx(ctx) {}
+
+  const Book &book() const override { return book_; }
+  Term load(Loc slot) override { return ctx.load(slot); }
+  void store(Loc slot, Term t) override { ctx.store(slot, t); }
+  Loc alloc() override { return ctx.alloc(); }
+  void release(Loc node) override { ctx.release(node); }
+  void killSlot(Loc slot) override { detail::killSlot(ctx, slot); }
+  void link(Term neg, Term pos) override { rt::link(ctx, neg, pos); }
+  Term expandRef(uint32_t id) override {
+    ctx.count(Rule::Call);
+    return expand(ctx, id);
+  }
+
+protected:
+  const Book &book_;
+  Ctx &ctx;
 };
 
 } // namespace bendc::rt

@@ -381,23 +381,12 @@ bool Worker::runSolo(uint64_t budget) {
 
 /// The net between rounds: the host's view of it (through worker 0, which
 /// holds the redexes the host creates) and the rounds that reduce it.
-class CpuNet final : public NetHost {
+class CpuNet final : public CtxNetHost<Worker> {
 public:
   CpuNet(Shared &shared, std::vector<std::unique_ptr<Worker>> &workers)
-      : shared(shared), workers(workers), host(*workers[0]) {}
+      : CtxNetHost(*shared.book, *workers[0]), shared(shared), workers(workers), host(*workers[0]) {}
 
-  const Book &book() const override { return *shared.book; }
-  Term load(Loc slot) override { return host.load(slot); }
-  void store(Loc slot, Term t) override { host.store(slot, t); }
   bool reserve(uint64_t n) override { return !shared.failed() && host.reserve(n); }
-  Loc alloc() override { return host.alloc(); }
-  void release(Loc node) override { host.release(node); }
-  void killSlot(Loc slot) override { detail::killSlot(host, slot); }
-  void link(Term neg, Term pos) override { rt::link(host, neg, pos); }
-  Term expandRef(uint32_t id) override {
-    host.count(Rule::Call);
-    return expand(host, id);
-  }
 
   bool reduce() override {
     if (shared.failed())

@@ -28,6 +28,7 @@
 // Definitions larger than a thread's expansion scratch are expanded by a
 // second pass with fewer threads and scratch the size of the largest
 // definition, so there is no per-definition node limit.
+#include "runtime/NetHost.h"
 #include "runtime/Progress.h"
 #include "runtime/Runtime.h"
 #include "runtime/common/Readback.h"
@@ -523,27 +524,15 @@ private:
 };
 
 /// The device's net as the IO protocol sees it between reductions.
-class DeviceNet final : public NetHost {
+class DeviceNet final : public CtxNetHost<HostCtx> {
 public:
-  DeviceNet(Runner &runner, HostCtx &ctx) : r(runner), c(ctx) {}
+  DeviceNet(Runner &runner, HostCtx &host) : CtxNetHost(runner.book, host), r(runner) {}
 
-  const Book &book() const override { return r.book; }
-  Term load(Loc slot) override { return c.load(slot); }
-  void store(Loc slot, Term t) override { c.store(slot, t); }
-  bool reserve(uint64_t n) override { return !r.stopped() && c.reserve(n); }
-  Loc alloc() override { return c.alloc(); }
-  void release(Loc node) override { c.release(node); }
-  void killSlot(Loc slot) override { detail::killSlot(c, slot); }
-  void link(Term neg, Term pos) override { rt::link(c, neg, pos); }
-  Term expandRef(uint32_t id) override {
-    c.count(Rule::Call);
-    return expand(c, id);
-  }
-  bool reduce() override { return r.reduceFromHost(c); }
+  bool reserve(uint64_t n) override { return !r.stopped() && ctx.reserve(n); }
+  bool reduce() override { return r.reduceFromHost(ctx); }
 
 private:
   Runner &r;
-  HostCtx &c;
 };
 
 RunResult Runner::run(bool required) {
