@@ -890,6 +890,22 @@ bool Desugarer::planMatch(llvm::ArrayRef<Arm> arms, SourceRange range, std::vect
   return true;
 }
 
+core::Term *Desugarer::withSwitchValue(StringRef bind, Term *value, SourceRange range,
+                                       llvm::function_ref<Term *()> body) {
+  if (bind.empty())
+    return body();
+  size_t m = mark();
+  Binding b;
+  b.name = bind;
+  b.kind = BindKind::Use;
+  b.use = value;
+  b.range = range;
+  scope.push_back(b);
+  Term *t = body();
+  pop(m);
+  return t;
+}
+
 core::Term *Desugarer::switchChain(Term *arg, unsigned cases,
                                    llvm::function_ref<Term *(unsigned)> arm,
                                    llvm::function_ref<Term *(StringRef)> defaultArm,
@@ -1125,8 +1141,17 @@ core::Term *Desugarer::switchExpr(SwitchExpr *e) {
                                 : prog.save((bind + "-" + std::to_string(cases)).str());
   Term *scrut = rebind ? var(bind, loc) : value;
   Term *t = switchChain(
-      scrut, cases, [&](unsigned i) { return expr(e->arms[i].body); },
-      [&](StringRef) { return expr(e->arms.back().body); }, pred, loc);
+      scrut, cases,
+      [&](unsigned i) {
+        return withSwitchValue(bind, prog.make<core::NumTerm>(loc, core::Number::u24(i)), e->arms[i].range,
+                               [&] { return expr(e->arms[i].body); });
+      },
+      [&](StringRef p) {
+        Term *n = prog.make<core::OprTerm>(loc, core::Op::Add, var(p, loc),
+                                           prog.make<core::NumTerm>(loc, core::Number::u24(cases)));
+        return withSwitchValue(bind, n, e->arms.back().range, [&] { return expr(e->arms.back().body); });
+      },
+      pred, loc);
   pop(m);
   if (rebind)
     t = prog.make<core::LetTerm>(loc, bind, false, value, t);
@@ -1439,8 +1464,18 @@ Desugarer::BlockValue Desugarer::statement(Stmt *s, Block stmts, size_t index) {
                                     : prog.save((bind + "-" + std::to_string(cases)).str());
       Term *scrut = rebind ? var(bind, loc) : value;
       Term *t = switchChain(
-          scrut, cases, [&](unsigned i) { return branch(ss->arms[i].block).term; },
-          [&](StringRef) { return branch(ss->arms.back().block).term; }, pred, loc);
+          scrut, cases,
+          [&](unsigned i) {
+            return withSwitchValue(bind, prog.make<core::NumTerm>(loc, core::Number::u24(i)),
+                                   ss->arms[i].range, [&] { return branch(ss->arms[i].block).term; });
+          },
+          [&](StringRef p) {
+            Term *n = prog.make<core::OprTerm>(loc, core::Op::Add, var(p, loc),
+                                               prog.make<core::NumTerm>(loc, core::Number::u24(cases)));
+            return withSwitchValue(bind, n, ss->arms.back().range,
+                                   [&] { return branch(ss->arms.back().block).term; });
+          },
+          pred, loc);
       pop(m);
       if (rebind)
         t = prog.make<core::LetTerm>(loc, bind, false, value, t);

@@ -211,6 +211,11 @@ private:
                           llvm::function_ref<core::Term *(unsigned)> armTerm, llvm::SMLoc loc);
   core::Term *encodeMatchTerm(core::Term *scrutinee, unsigned n,
                               llvm::function_ref<core::Term *(unsigned)> armTerm, llvm::SMLoc loc);
+  /// `body()` with `bind` (if any) standing for `value` (a Use binding): as in
+  /// Bend, inside a switch's arms the matched name means the number the arm
+  /// stands for, so arms never duplicate the scrutinee.
+  core::Term *withSwitchValue(llvm::StringRef bind, core::Term *value, SourceRange range,
+                              llvm::function_ref<core::Term *()> body);
   core::Term *switchChain(core::Term *arg, unsigned cases, llvm::function_ref<core::Term *(unsigned)> arm,
                           llvm::function_ref<core::Term *(llvm::StringRef)> defaultArm,
                           llvm::StringRef predName, llvm::SMLoc loc);
