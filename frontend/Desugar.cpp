@@ -49,6 +49,15 @@ void Desugarer::bindVar(StringRef name, SourceRange range, bool warnUnused) {
   scope.push_back(b);
 }
 
+void Desugarer::bindUse(StringRef name, Term *value, SourceRange range) {
+  Binding b;
+  b.name = name;
+  b.kind = BindKind::Use;
+  b.use = value;
+  b.range = range;
+  scope.push_back(b);
+}
+
 void Desugarer::bindAlias(StringRef name, StringRef target, SourceRange range) {
   Binding b;
   b.name = name;
@@ -384,12 +393,7 @@ core::Term *Desugarer::expr(Expr *e) {
     auto *u = cast<UseExpr>(e);
     Term *value = expr(u->value);
     size_t m = mark();
-    Binding b;
-    b.name = u->name;
-    b.kind = BindKind::Use;
-    b.use = value;
-    b.range = e->range;
-    scope.push_back(b);
+    bindUse(u->name, value, e->range);
     Term *next = expr(u->next);
     pop(m);
     return next;
@@ -895,12 +899,7 @@ core::Term *Desugarer::withSwitchValue(StringRef bind, Term *value, SourceRange 
   if (bind.empty())
     return body();
   size_t m = mark();
-  Binding b;
-  b.name = bind;
-  b.kind = BindKind::Use;
-  b.use = value;
-  b.range = range;
-  scope.push_back(b);
+  bindUse(bind, value, range);
   Term *t = body();
   pop(m);
   return t;
@@ -1004,12 +1003,7 @@ core::Term *Desugarer::matchArms(StringRef bind, Term *scrutinee, const std::vec
     // As in Bend, the matched variable means the constructor rebuilt from
     // its fields inside each arm (a fold's recursive fields are calls).
     if (!fold && !bind.empty() && !p.viaDefault) {
-      Binding b;
-      b.name = bind;
-      b.kind = BindKind::Use;
-      b.use = rebuilt();
-      b.range = p.arm->range;
-      scope.push_back(b);
+      bindUse(bind, rebuilt(), p.arm->range);
     }
     Term *t;
     if (p.viaDefault && !p.arm->name.empty() && p.arm->name != "_") {
@@ -1356,12 +1350,7 @@ Desugarer::BlockValue Desugarer::statement(Stmt *s, Block stmts, size_t index) {
       return out;
     }
     size_t m = mark();
-    Binding b;
-    b.name = u->name;
-    b.kind = BindKind::Use;
-    b.use = value;
-    b.range = s->range;
-    scope.push_back(b);
+    bindUse(u->name, value, s->range);
     BlockValue rest = block(stmts, index + 1);
     pop(m);
     return rest;

@@ -141,6 +141,8 @@ private:
 
   void bindVar(llvm::StringRef name, SourceRange range, bool warnUnused = false);
   void bindAlias(llvm::StringRef name, llvm::StringRef target, SourceRange range);
+  /// `name` stands for (a copy of) `value` wherever it is used: Bend's `use`.
+  void bindUse(llvm::StringRef name, core::Term *value, SourceRange range);
   void pop(size_t mark);
   size_t mark() const { return scope.size(); }
   core::Term *lookup(llvm::StringRef name, SourceRange range);
