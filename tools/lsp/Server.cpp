@@ -504,15 +504,20 @@ Server::Document *Server::documentFor(const Value *params, std::optional<size_t>
   return &doc;
 }
 
-Value Server::hover(const Value *params) {
+const frontend::ProgramIndex::Reference *Server::referenceFor(const Value *params, Document *&doc) {
   std::optional<size_t> offset;
-  Document *doc = documentFor(params, &offset);
+  doc = documentFor(params, &offset);
   if (!doc || !offset)
     return nullptr;
-  const Analysis &a = *doc->analysis;
-  const frontend::ProgramIndex::Reference *ref = a.index->referenceAt(a.locAt(*offset));
+  return doc->analysis->index->referenceAt(doc->analysis->locAt(*offset));
+}
+
+Value Server::hover(const Value *params) {
+  Document *doc;
+  const frontend::ProgramIndex::Reference *ref = referenceFor(params, doc);
   if (!ref)
     return nullptr;
+  const Analysis &a = *doc->analysis;
   const frontend::ProgramIndex::Symbol &s = a.index->symbols[ref->symbol];
   std::string text = "```bend\n" + utf8(signature(s, a.index->typeAt(*ref)));
   if (s.kind == Kind::Type || s.kind == Kind::Object)
@@ -534,14 +539,11 @@ Value Server::hover(const Value *params) {
 }
 
 Value Server::definition(const Value *params) {
-  std::optional<size_t> offset;
-  Document *doc = documentFor(params, &offset);
-  if (!doc || !offset)
-    return nullptr;
-  const Analysis &a = *doc->analysis;
-  const frontend::ProgramIndex::Reference *ref = a.index->referenceAt(a.locAt(*offset));
+  Document *doc;
+  const frontend::ProgramIndex::Reference *ref = referenceFor(params, doc);
   if (!ref)
     return nullptr;
+  const Analysis &a = *doc->analysis;
   llvm::SMRange target = a.index->symbols[ref->symbol].nameRange;
   if (!target.Start.isValid())
     return nullptr; // a builtin: written in no file

@@ -3,6 +3,8 @@
 // function given to the constructor. LanguageServer.h runs it on stdio.
 #pragma once
 
+#include "frontend/Index.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/JSON.h"
 
@@ -73,6 +75,8 @@ private:
   /// The document a request names, checked at its newest text; null when it
   /// is not open. Sets `offset` from the request's position when asked.
   Document *documentFor(const llvm::json::Value *params, std::optional<size_t> *offset);
+  /// The name at the request's position and its document (null: none there).
+  const frontend::ProgramIndex::Reference *referenceFor(const llvm::json::Value *params, Document *&doc);
   void check(Document &doc);
   void publish(Document &doc);
   std::unique_ptr<Analysis> analyze(const Document &doc) const;
