@@ -570,14 +570,6 @@ void configure(const Properties &p) {
   lastError = cudaSuccess;
 }
 
-std::string lastFault() {
-  Device &d = device();
-  std::lock_guard lock(d.mutex);
-  return d.fault;
-}
-
-uint64_t launches() { return device().launches.load(); }
-
 namespace detail {
 
 cudaError_t launch(const LaunchSpec &spec) {

@@ -16,8 +16,8 @@
 //     block that ends at a guard page, so reading past its end faults.
 //   * Barriers are checked: threads that reach different __syncthreads calls,
 //     or a barrier some threads of the block exited without reaching, fail
-//     the launch (cudaErrorLaunchFailure, sticky as on a device), with the
-//     call sites in emu::lastFault().
+//     the launch (cudaErrorLaunchFailure, sticky as on a device); its
+//     cudaGetErrorString names the call sites.
 //   * Under ThreadSanitizer every thread is a fiber TSan knows, switching
 //     without synchronising; barriers are the only happens-before edges the
 //     emulation adds, so TSan sees exactly the ordering a GPU guarantees

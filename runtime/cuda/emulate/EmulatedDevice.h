@@ -38,9 +38,5 @@ void configure(const Properties &p);
 /// Parses the BENDC_EMULATE syntax; false with `error` set on a bad value.
 bool parseProperties(const std::string &text, Properties &out, std::string &error);
 
-/// Why the last failed launch failed (divergent barrier, injected failure, ...).
-std::string lastFault();
-/// Launches so far (all kernels) since the last configure().
-uint64_t launches();
 
 } // namespace bendc::emu
