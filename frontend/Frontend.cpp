@@ -1,4 +1,5 @@
 #include "frontend/Frontend.h"
+#include "frontend/PhaseTimer.h"
 #include "ir/Sharing.h"
 
 #include "frontend/Parse.h"
@@ -48,8 +49,10 @@ static FrontendResult run(llvm::SourceMgr &sm, unsigned bufferId, const Frontend
   if (opts.index)
     result.index = std::make_unique<ProgramIndex>();
   result.program = buildProgram(sm, bufferId, opts, diags, result.index.get());
-  if (opts.sharing && result.program && !diags.hasErrors())
+  if (opts.sharing && result.program && !diags.hasErrors()) {
+    PhaseTimer timer("sharing", "Recovering sharing");
     result.shared = core::recoverSharing(*result.program).shared;
+  }
   // Core is shown only when it is complete: after an error it has holes.
   if (opts.emit == EmitStage::Core && result.program && !diags.hasErrors()) {
     llvm::raw_string_ostream os(result.emitted);

@@ -1,6 +1,7 @@
 // Loading, imports and the book of definitions; then desugaring to Core and
 // the whole-program checks (entry point, unused definitions).
 #include "frontend/Resolve.h"
+#include "frontend/PhaseTimer.h"
 #include "frontend/TypeCheck.h"
 
 #include "frontend/Desugar.h"
@@ -126,7 +127,10 @@ FileScope *Loader::addBuffer(unsigned id, StringRef prefix, bool builtin) {
   f.builtin = builtin;
   StringRef ident = sm.getMemoryBuffer(id)->getBufferIdentifier();
   f.dir = llvm::sys::path::parent_path(ident).str();
-  parse::parseBuffer(sm.getMemoryBuffer(id)->getBuffer(), ctx, diags, f.module);
+  {
+    PhaseTimer timer("parse", "Parsing");
+    parse::parseBuffer(sm.getMemoryBuffer(id)->getBuffer(), ctx, diags, f.module);
+  }
   computeLocals(f);
   byPath[ident] = &f;
   loading.push_back(ident.str());
@@ -529,18 +533,28 @@ std::unique_ptr<core::Program> buildProgram(llvm::SourceMgr &sm, unsigned mainBu
     loader.addBuffer(id, "", true);
   }
   FileScope *mainFile = loader.addBuffer(mainBuffer, "", false);
-  loader.registerAll();
+  {
+    PhaseTimer timer("resolve", "Resolving names and imports");
+    loader.registerAll();
+  }
   Desugarer desugarer(book, *prog, diags);
-  desugarer.emitConstructors();
-  for (const std::string &name : book.defOrder)
-    desugarer.emitDefinition(book.defs[name]);
-  if (!args.empty())
-    applyArguments(desugarer, book, *mainFile, args, diags);
-  if (!diags.hasErrors())
+  {
+    PhaseTimer timer("desugar", "Desugaring to Core");
+    desugarer.emitConstructors();
+    for (const std::string &name : book.defOrder)
+      desugarer.emitDefinition(book.defs[name]);
+    if (!args.empty())
+      applyArguments(desugarer, book, *mainFile, args, diags);
+  }
+  if (!diags.hasErrors()) {
+    PhaseTimer timer("check-program", "Checking references and main");
     checkProgram(*prog, book, *mainFile, diags, opts.requireMain);
+  }
   TypeInfo types;
-  if (!diags.hasErrors() && opts.typeCheck)
+  if (!diags.hasErrors() && opts.typeCheck) {
+    PhaseTimer timer("type-check", "Type checking");
     typeCheck(*prog, book, desugarer.typingFacts(), diags, index ? &types : nullptr);
+  }
   if (index) {
     std::vector<const FileScope *> files;
     for (const auto &f : loader.files)

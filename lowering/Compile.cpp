@@ -1,4 +1,5 @@
 #include "lowering/Compile.h"
+#include "frontend/PhaseTimer.h"
 #include "frontend/hvm/HvmReader.h"
 #include "lowering/CoreToHir.h"
 #include "lowering/HirToNet.h"
@@ -92,7 +93,10 @@ public:
       : program(program), options(options), diags(diags), result(result) {}
 
   void run() {
-    result.hir = coreToHir(program, diags);
+    {
+      PhaseTimer timer("core-to-hir", "Core to HIR");
+      result.hir = coreToHir(program, diags);
+    }
     if (!result.hir || diags.hasErrors())
       return;
     hir::Module &m = *result.hir;
@@ -108,40 +112,39 @@ public:
       return;
     // Unreachable definitions go first: the prelude is large, and what main
     // never reaches need not be compiled at all.
-    hir::pruneDefinitions(m, /*keepUserDefinitions=*/!options.prune);
-    if (!check("prune"))
+    if (!pass("prune", [&] { hir::pruneDefinitions(m, /*keepUserDefinitions=*/!options.prune); }) ||
+        !pass("linearize-matches", [&] { hir::linearizeMatches(m, options.linearizeMatches); }) ||
+        !pass("expand-matches", [&] { hir::expandMatches(m); }) ||
+        !pass("linearize-variables", [&] { hir::linearizeVariables(m); }))
       return;
-    hir::linearizeMatches(m, options.linearizeMatches);
-    if (!check("linearize-matches"))
+    if (options.floatCombinators && !pass("float-combinators", [&] { hir::floatCombinators(m); }))
       return;
-    hir::expandMatches(m);
-    if (!check("expand-matches"))
+    if (options.merge && !pass("merge", [&] { hir::mergeDefinitions(m); }))
       return;
-    hir::linearizeVariables(m);
-    if (!check("linearize-variables"))
-      return;
-    if (options.floatCombinators) {
-      hir::floatCombinators(m);
-      if (!check("float-combinators"))
-        return;
-    }
-    if (options.merge) {
-      hir::mergeDefinitions(m);
-      if (!check("merge"))
-        return;
-    }
-    hir::expandMain(m);
-    if (!check("expand-main"))
+    if (!pass("expand-main", [&] { hir::expandMain(m); }))
       return;
     NetOptions netOptions;
     netOptions.eta = options.eta;
-    if (!lowerToNet(m, netOptions, result.net, diags))
-      return;
-    addNetDefinitions(*nets, m, result.net);
+    {
+      PhaseTimer timer("hir-to-net", "HIR to nets");
+      if (!lowerToNet(m, netOptions, result.net, diags))
+        return;
+      addNetDefinitions(*nets, m, result.net);
+    }
+    PhaseTimer timer("polarize", "Polarizing the book");
     result.book = polarize(result.net, diags);
   }
 
 private:
+  /// Runs one HIR pass, timed, and verifies the module after it.
+  template <typename Fn> bool pass(const char *name, Fn &&fn) {
+    {
+      PhaseTimer timer(name, name);
+      fn();
+    }
+    return check(name);
+  }
+
   bool check(const char *pass) {
     if (!options.verifyEachPass)
       return true;

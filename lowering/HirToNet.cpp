@@ -104,7 +104,6 @@ public:
     auto treeAt = [&](End from) -> net::TreeId {
       net::TreeId result;
       llvm::SmallVector<Frame, 32> work{{from, &result}};
-      std::vector<std::pair<net::TreeId, std::pair<End, End>>> pending;
       while (!work.empty()) {
         Frame f = work.pop_back_val();
         End other = peer(f.from);

@@ -6,6 +6,7 @@
 #include "FrontendOptions.h"
 #include "frontend/Diagnostic.h"
 #include "frontend/Frontend.h"
+#include "frontend/PhaseTimer.h"
 #include "frontend/hvm/HvmPrinter.h"
 #include "frontend/hvm/HvmReader.h"
 #include "lowering/Compile.h"
@@ -61,6 +62,9 @@ cl::opt<bool> quietFlag("quiet", cl::desc("No progress line on the terminal duri
 cl::alias quietShort("q", cl::aliasopt(quietFlag), cl::desc("Alias for --quiet"), cl::cat(category));
 cl::opt<std::string> memSize("mem", cl::desc("Memory for the net, e.g. 512M or 4G (default: half of RAM)"),
                              cl::value_desc("size"), cl::cat(category));
+cl::opt<bool> timePhasesFlag("time-phases",
+                             cl::desc("Print the wall and CPU time of each compile phase on stderr"),
+                             cl::cat(category));
 // Created in main(): LLVM's Support library owns an option named `stats` too.
 cl::opt<bool> *statsFlag = nullptr;
 cl::opt<rt::Backend> backendOpt(
@@ -277,6 +281,7 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
   if (printNetStage(compiled.net, *compiled.book, mine))
     return ExitOk;
   if (!outputPath.empty()) {
+    PhaseTimer timer("write-hvm", "Writing the .hvm book");
     if (!writeHvmFile(compiled.net))
       return ExitInputError;
     if (!runFlag)
@@ -328,7 +333,10 @@ int main(int argc, char **argv) {
     return finishWithDiagnostics(diags);
   }
   unsigned buffer = sources.AddNewSourceBuffer(std::move(*file), SMLoc());
-  if (StringRef(inputPath).endswith(".hvm"))
-    return runHvmInput(sources, buffer, diags);
-  return runBendInput(sources, buffer, diags);
+  enablePhaseTiming(timePhasesFlag);
+  int status = StringRef(inputPath).endswith(".hvm") ? runHvmInput(sources, buffer, diags)
+                                                     : runBendInput(sources, buffer, diags);
+  if (timePhasesFlag)
+    printPhaseTimes(errs());
+  return status;
 }
