@@ -1,4 +1,5 @@
 #include "lowering/Polarize.h"
+#include "runtime/common/Interact.h"
 #include "lowering/ShapeInference.h"
 
 #include "runtime/common/NumericText.h"
@@ -231,6 +232,9 @@ std::optional<rt::Book> Polarizer::run() {
       return std::nullopt;
   }
   propagateSafety();
+  // Definitions the runtime can call without building them.
+  for (rt::DefInfo &d : out.defs)
+    rt::analyzeSwitch(d, out.slots.data());
   return std::move(out);
 }
 

@@ -23,6 +23,15 @@ struct DefInfo {
   /// No DUP node in this definition or in any definition it references: a DUP
   /// meeting a reference to it copies the reference instead of expanding it.
   bool safe = true;
+  /// A numeric switch, `λn (switch n { 0: zero; _: succ })` with both arms
+  /// closed trees: the arms as template terms (zero, succ), or 0 when the
+  /// definition has another shape. A call whose number is already there
+  /// selects its arm without building the switch (see interactCall).
+  Term switchArm[2] = {0, 0};
+  /// What erasing each arm counts: its nodes (ERAS) and its leaves and
+  /// wires (VOID).
+  uint8_t armNodes[2] = {0, 0};
+  uint8_t armVoids[2] = {0, 0};
 };
 
 struct Book {

@@ -239,6 +239,8 @@ template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0)
       link(c, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
     return r;
   }
+  for (uint32_t i = 0; i < redexes; ++i)
+    link(c, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
   for (unsigned j = 0; j < levels; ++j) {
     const Level &l = level[j];
     Loc n = nodeOf(l.meets);
@@ -260,14 +262,157 @@ template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0)
     c.count(Rule::Anni);
     detail::finishNode(c, n, dead);
   }
-  for (uint32_t i = 0; i < redexes; ++i)
-    link(c, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
   return 0;
+}
+
+/// The most nodes an arm of a numeric switch may have (DefInfo::switchArm).
+inline constexpr unsigned MaxArmNodes = 16;
+
+/// Recognises a numeric switch (DefInfo::switchArm) in `def`'s template.
+inline void analyzeSwitch(DefInfo &def, const Term *bookSlots) {
+  const Term *slots = bookSlots + def.firstSlot;
+  Term root = def.root;
+  if (def.redexCount != 0 || tagOf(root) != tag::Lam)
+    return;
+  Term swi = slots[2 * payloadOf(root)], body = slots[2 * payloadOf(root) + 1];
+  if (tagOf(swi) != tag::Swi)
+    return;
+  // The λ's body is the switch's result.
+  if (body != varTerm(2 * payloadOf(swi) + 1) || slots[2 * payloadOf(swi) + 1] != subTerm())
+    return;
+  Term tup = slots[2 * payloadOf(swi)];
+  if (tagOf(tup) != tag::Tup)
+    return;
+  for (unsigned a = 0; a < 2; ++a) {
+    Term arm = slots[2 * payloadOf(tup) + a];
+    uint8_t at = tagOf(arm);
+    if (at != tag::Ref && at != tag::Num && at != tag::Nul && !isNodeTag(at))
+      return;
+    // The arm's nodes; every wire must join two of their slots.
+    uint32_t ids[MaxArmNodes];
+    unsigned n = 0, leaves = 0, vars = 0, subs = 0;
+    if (isNodeTag(at))
+      ids[n++] = uint32_t(payloadOf(arm));
+    else
+      leaves = 1;
+    for (unsigned k = 0; k < n; ++k)
+      for (unsigned i = 0; i < 2; ++i) {
+        Term t = slots[2 * ids[k] + i];
+        uint8_t tt = tagOf(t);
+        if (isNodeTag(tt)) {
+          if (n == MaxArmNodes)
+            return;
+          ids[n++] = uint32_t(payloadOf(t));
+        } else if (tt == tag::Var) {
+          ++vars;
+        } else if (tt == tag::Sub) {
+          ++subs;
+        } else {
+          ++leaves; // a number, a reference or an eraser
+        }
+      }
+    // Closed: each variable points at a SUB slot of one of the arm's nodes.
+    for (unsigned k = 0; k < n; ++k)
+      for (unsigned i = 0; i < 2; ++i) {
+        Term t = slots[2 * ids[k] + i];
+        if (tagOf(t) != tag::Var)
+          continue;
+        uint64_t target = payloadOf(t) >> 1;
+        bool inside = false;
+        for (unsigned j = 0; j < n; ++j)
+          inside |= ids[j] == target;
+        if (!inside)
+          return;
+      }
+    if (vars != subs)
+      return;
+    def.armNodes[a] = uint8_t(n);
+    def.armVoids[a] = uint8_t(leaves + vars);
+  }
+  for (unsigned a = 0; a < 2; ++a)
+    def.switchArm[a] = slots[2 * payloadOf(tup) + a];
+}
+
+/// Builds an arm of a numeric switch from its template: fresh nodes, or the
+/// leaf itself.
+template <class Ctx> BENDC_HD Term buildArm(Ctx &c, const Term *slots, Term arm) {
+  if (!isNodeTag(tagOf(arm)))
+    return arm;
+  uint32_t ids[MaxArmNodes];
+  Loc at[MaxArmNodes];
+  unsigned n = 0;
+  ids[n++] = uint32_t(payloadOf(arm));
+  for (unsigned k = 0; k < n; ++k)
+    for (unsigned i = 0; i < 2; ++i) {
+      Term t = slots[2 * ids[k] + i];
+      if (isNodeTag(tagOf(t)))
+        ids[n++] = uint32_t(payloadOf(t));
+    }
+  for (unsigned k = 0; k < n; ++k)
+    at[k] = c.alloc();
+  auto locOf = [&](uint64_t id) {
+    for (unsigned k = 0; k < n; ++k)
+      if (ids[k] == id)
+        return at[k];
+    return at[0]; // unreachable: analyzeSwitch checked the arm is closed
+  };
+  for (unsigned k = 0; k < n; ++k)
+    for (unsigned i = 0; i < 2; ++i) {
+      Term t = slots[2 * ids[k] + i];
+      uint8_t tt = tagOf(t);
+      if (isNodeTag(tt))
+        t = nodeTerm(tt, locOf(payloadOf(t)));
+      else if (tt == tag::Var)
+        t = varTerm(slotOf(locOf(payloadOf(t) >> 1), unsigned(payloadOf(t) & 1)));
+      c.store(slotOf(at[k], i), t);
+    }
+  return nodeTerm(tagOf(arm), at[0]);
+}
+
+/// A call of a numeric switch whose number is already in the application:
+/// the arm is chosen now. HVM2 builds the λ and the switch and its pair of
+/// arms; the same interactions are counted: the call, the λ meeting the
+/// application, the switch, the pair taken apart and the erasure of the
+/// other arm. The application itself is reused as the successor arm's
+/// application to the predecessor. False (nothing done) when the number
+/// is not there yet.
+template <class Ctx> BENDC_HD bool switchCall(Ctx &c, const DefInfo &def, Term app) {
+  Loc n = nodeOf(app);
+  Term arg = c.load(slotOf(n, 0));
+  Loc entry = 0; // the substitution entry the number was read from
+  if (tagOf(arg) == tag::Var) {
+    entry = payloadOf(arg);
+    arg = c.load(entry);
+  }
+  if (tagOf(arg) != tag::Num)
+    return false;
+  if (entry)
+    detail::killSlot(c, entry);
+  uint32_t v = num::u24Of(numOf(arg));
+  unsigned chosen = v == 0 ? 0 : 1, other = 1 - chosen;
+  c.count(Rule::Call);
+  c.count(Rule::Anni);
+  c.count(Rule::Swit);
+  c.count(Rule::Anni);
+  for (unsigned k = 0; k < def.armNodes[other]; ++k)
+    c.count(Rule::Eras);
+  for (unsigned k = 0; k < def.armVoids[other]; ++k)
+    c.count(Rule::Void);
+  Term arm = buildArm(c, c.bookSlots + def.firstSlot, def.switchArm[chosen]);
+  if (v == 0) {
+    detail::finishNode(c, n, 1 + move(c, slotOf(n, 1), arm));
+    return true;
+  }
+  c.store(slotOf(n, 0), numTerm(num::makeU24(v - 1)));
+  link(c, app, arm);
+  return true;
 }
 
 template <class Ctx> BENDC_HD void interactCall(Ctx &c, Term neg, Term ref) {
   const DefInfo &def = c.defs[refOf(ref)];
   uint8_t nt = tagOf(neg);
+  if (nt == tag::App && def.switchArm[0] && switchCall(c, def, neg))
+    return;
   if (nt == tag::Dup && def.safe) {
     // HVM2's shortcut: a definition without DUPs is copied, not expanded.
     c.count(Rule::Eras);

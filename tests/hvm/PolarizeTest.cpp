@@ -2,6 +2,7 @@
 // how it substitutes variables at roots and redex sides, and what it rejects.
 #include "lowering/Polarize.h"
 #include "frontend/hvm/HvmReader.h"
+#include "runtime/common/Interact.h"
 #include "runtime/common/Numeric.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -413,4 +414,53 @@ TEST_CASE("shapes flow between definitions: a returned pair is taken apart as a 
   // In @keep, the innermost (a b) is the pair, not a third lambda.
   CHECK(tagOf(p.slot(1, 1, "keep")) == tag::Tup);
   CHECK(tagOf(p.slot(2, 1, "flip")) == tag::Tup);
+}
+
+TEST_CASE("numeric switches are recognised for direct calls, with what erasing an arm counts") {
+  Polarized p(R"(
+@main = r & @leaves ~ (1 r)
+@leaves = (?((7 @leaves) f) f)
+@lambda = (?(((x x) @leaves) f) f)
+@erasers = (?(((* 1) (* (* 2))) f) f)
+@crossing = (?(((a *) (* a)) f) f)
+@redex = (?((@leaves @leaves) f) f) & @leaves ~ (0 *)
+@notswitch = (x x)
+@elsewhere = (?((1 2) f) (f *))
+)");
+  REQUIRE(p.book);
+  const DefInfo &leaves = p.def("leaves");
+  CHECK(leaves.switchArm[0] == numTerm(num::makeU24(7)));
+  CHECK(leaves.switchArm[1] == refTerm(p.id("leaves")));
+  CHECK(leaves.armNodes[0] == 0);
+  CHECK(leaves.armVoids[0] == 1);
+  CHECK(leaves.armVoids[1] == 1);
+  // (x x): one node and one wire.
+  const DefInfo &lambda = p.def("lambda");
+  CHECK(tagOf(lambda.switchArm[0]) == tag::Lam);
+  CHECK(lambda.armNodes[0] == 1);
+  CHECK(lambda.armVoids[0] == 1);
+  // (* 1): a node with two leaves; (* (* 2)): two nodes and three leaves.
+  const DefInfo &erasers = p.def("erasers");
+  CHECK(erasers.armNodes[0] == 1);
+  CHECK(erasers.armVoids[0] == 2);
+  CHECK(erasers.armNodes[1] == 2);
+  CHECK(erasers.armVoids[1] == 3);
+  // A wire between the arms, a redex, another shape: built as written.
+  for (const char *name : {"crossing", "redex", "notswitch", "elsewhere", "main"}) {
+    CAPTURE(name);
+    CHECK(p.def(name).switchArm[0] == 0);
+    CHECK(p.def(name).switchArm[1] == 0);
+  }
+  // An arm of more nodes than a direct call builds.
+  auto chain = [](unsigned n) {
+    std::string arm = "1";
+    for (unsigned k = 0; k < n; ++k)
+      arm = "(* " + arm + ")";
+    return "@main = @big\n@big = (?((" + arm + " 2) f) f)\n";
+  };
+  Polarized most(chain(MaxArmNodes)), over(chain(MaxArmNodes + 1));
+  REQUIRE(most.book);
+  REQUIRE(over.book);
+  CHECK(most.def("big").armNodes[0] == MaxArmNodes);
+  CHECK(over.def("big").switchArm[0] == 0);
 }

@@ -6,6 +6,7 @@
 #include "lowering/Polarize.h"
 #include "runtime/Runtime.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -21,7 +22,9 @@ struct Outcome {
 };
 
 /// A book that does not load comes back as a Fault with its diagnostics.
-inline Outcome runText(const std::string &text, const rt::RunOptions &options) {
+/// `adjust`, when given, changes the book before it runs.
+inline Outcome runText(const std::string &text, const rt::RunOptions &options,
+                       llvm::function_ref<void(rt::Book &)> adjust = nullptr) {
   llvm::SourceMgr sm;
   unsigned buf =
       sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "test.hvm"), llvm::SMLoc());
@@ -38,6 +41,8 @@ inline Outcome runText(const std::string &text, const rt::RunOptions &options) {
     out.run.message = "the test program did not load";
     return out;
   }
+  if (adjust)
+    adjust(*book);
   out.run = rt::run(*book, options);
   return out;
 }

@@ -203,6 +203,69 @@ TEST_CASE("parallel programs give the same result and count on every thread coun
   CHECK(runText(treeProgram).run.result == std::to_string((4096ull * 4095 / 2) % (1 << 24)));
 }
 
+namespace {
+
+/// Runs `text` with numeric switches called directly (the default) and with
+/// every definition expanded, and checks that both print the same result and
+/// count the same interactions, rule by rule. Returns the direct run.
+Outcome sameWithoutSwitchCalls(const char *text, unsigned threads) {
+  rt::RunOptions options;
+  options.backend = rt::Backend::Cpu;
+  options.threads = threads;
+  options.memBytes = 64 << 20;
+  Outcome direct = testing::runText(text, options);
+  Outcome expanded = testing::runText(text, options, [](rt::Book &book) {
+    for (rt::DefInfo &d : book.defs)
+      d.switchArm[0] = d.switchArm[1] = 0;
+  });
+  INFO(direct.diagnostics);
+  INFO(direct.run.message);
+  INFO(std::string(text));
+  REQUIRE(direct.run.status == rt::RunStatus::Ok);
+  REQUIRE(expanded.run.status == rt::RunStatus::Ok);
+  CHECK(direct.run.result == expanded.run.result);
+  for (unsigned r = 0; r < rt::RuleCount; ++r) {
+    INFO("rule " << r);
+    CHECK(direct.run.stats.byRule[r] == expanded.run.stats.byRule[r]);
+  }
+  return direct;
+}
+
+} // namespace
+
+TEST_CASE("a numeric switch called with its number: the same result and counts as expanding it") {
+  const char *programs[] = {
+      // A countdown whose zero arm is a number and successor arm a reference.
+      "@main = r & @loop ~ (1000 r)\n@loop = (?((7 @loop) f) f)\n",
+      // A zero arm that is a λ (erased on every step: ERAS and VOID counted).
+      "@main = r & @loop ~ (500 (3 r))\n@loop = (?(((x x) @step) f) f)\n"
+      "@step = (p ($([+1] b) r)) & @loop ~ (p (b r))\n",
+      // Arms that hold erasers and numbers; a λ chosen at zero.
+      "@main = r & @pick ~ (0 (5 r))\n@pick = (?(((* 1) (* (* 2))) f) f)\n",
+      "@main = r & @pick ~ (4 (5 r))\n@pick = (?(((* 1) (* (* 2))) f) f)\n",
+      // A tree recursion: the depth reaches each call through a duplication.
+      "@main = r & @sum ~ (10 (1 r))\n@sum = (?(((x x) @sum/node) f) f)\n"
+      "@sum/node = ({d1 d2} ({a b} r)) & @sum ~ (d1 (a $([+] $(s r)))) & @sum ~ (d2 (b s))\n",
+      // The number computed by an operator before the call, and after it.
+      "@main = r & @f ~ (a r) & 3 ~ $([*] $(2 a))\n@f = (?((10 @g) f) f)\n@g = (p p)\n",
+      "@main = r & @f ~ (a r) & @three ~ $([*] $(2 a))\n@three = 3\n@f = (?((10 @g) f) f)\n@g = (p p)\n",
+      // The number reaches two calls through a duplication.
+      "@main = (r s) & {a b} ~ 4 & @f ~ (a r) & @f ~ (b s)\n@f = (?((10 @g) f) f)\n@g = (p p)\n",
+  };
+  for (const char *text : programs)
+    for (unsigned threads : {1u, 2u}) {
+      CAPTURE(threads);
+      sameWithoutSwitchCalls(text, threads);
+    }
+  // CHECK_RESULT evaluates its argument more than once: keep each outcome.
+  const std::pair<unsigned, const char *> expected[] = {
+      {0, "7"}, {1, "503"}, {2, "1"}, {3, "2"}, {4, "1024"}, {5, "5"}, {7, "(3 3)"}};
+  for (auto [index, result] : expected) {
+    Outcome o = sameWithoutSwitchCalls(programs[index], 1);
+    CHECK_RESULT(o, result);
+  }
+}
+
 TEST_CASE("memory is reused: a long loop runs in little memory") {
   // 200 000 iterations allocate 3 nodes each (600 000 in all); 4 MiB holds
   // 246 723 nodes. The result's wire runs through every iteration and keeps one
