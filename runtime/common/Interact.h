@@ -239,6 +239,9 @@ template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0)
       link(c, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
     return r;
   }
+  // The definition's redexes before the caller's values: the last redex
+  // pushed runs first, so a number handed to a duplication below reaches
+  // the calls it feeds before they run, and they take switchCall's path.
   for (uint32_t i = 0; i < redexes; ++i)
     link(c, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
   for (unsigned j = 0; j < levels; ++j) {
@@ -379,15 +382,14 @@ template <class Ctx> BENDC_HD Term buildArm(Ctx &c, const Term *slots, Term arm)
 template <class Ctx> BENDC_HD bool switchCall(Ctx &c, const DefInfo &def, Term app) {
   Loc n = nodeOf(app);
   Term arg = c.load(slotOf(n, 0));
-  Loc entry = 0; // the substitution entry the number was read from
-  if (tagOf(arg) == tag::Var) {
-    entry = payloadOf(arg);
-    arg = c.load(entry);
-  }
+  bool entry = tagOf(arg) == tag::Var; // read from a substitution entry, which dies
+  Loc entrySlot = payloadOf(arg);
+  if (entry)
+    arg = c.load(entrySlot);
   if (tagOf(arg) != tag::Num)
     return false;
   if (entry)
-    detail::killSlot(c, entry);
+    detail::killSlot(c, entrySlot);
   uint32_t v = num::u24Of(numOf(arg));
   unsigned chosen = v == 0 ? 0 : 1, other = 1 - chosen;
   c.count(Rule::Call);
