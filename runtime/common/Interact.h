@@ -386,12 +386,24 @@ template <class Ctx> BENDC_HD bool switchCall(Ctx &c, const DefInfo &def, Term a
   Loc entrySlot = payloadOf(arg);
   if (entry)
     arg = c.load(entrySlot);
+  // A reference to a definition that is a number (a constructor's tag, as
+  // Bend writes one) is that number, one more call counted.
+  bool numberDef = false;
+  if (tagOf(arg) == tag::Ref) {
+    const DefInfo &d = c.defs[refOf(arg)];
+    if (d.nodeCount != 0 || d.redexCount != 0 || tagOf(d.root) != tag::Num)
+      return false;
+    arg = d.root;
+    numberDef = true;
+  }
   if (tagOf(arg) != tag::Num)
     return false;
   if (entry)
     detail::killSlot(c, entrySlot);
   uint32_t v = num::u24Of(numOf(arg));
   unsigned chosen = v == 0 ? 0 : 1, other = 1 - chosen;
+  if (numberDef)
+    c.count(Rule::Call);
   c.count(Rule::Call);
   c.count(Rule::Anni);
   c.count(Rule::Swit);

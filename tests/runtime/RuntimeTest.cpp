@@ -249,6 +249,11 @@ TEST_CASE("a numeric switch called with its number: the same result and counts a
       // The number computed by an operator before the call, and after it.
       "@main = r & @f ~ (a r) & 3 ~ $([*] $(2 a))\n@f = (?((10 @g) f) f)\n@g = (p p)\n",
       "@main = r & @f ~ (a r) & @three ~ $([*] $(2 a))\n@three = 3\n@f = (?((10 @g) f) f)\n@g = (p p)\n",
+      // Constructor tags as Bend writes them: references to numbers; and a
+      // reference to something else, which goes the general way.
+      "@main = (r s) & @f ~ (@one r) & @f ~ (@zero s)\n@one = 1\n@zero = 0\n"
+      "@f = (?((10 @g) f) f)\n@g = (p p)\n",
+      "@main = r & @f ~ (@two r)\n@two = @one\n@one = 1\n@f = (?((10 @g) f) f)\n@g = (p p)\n",
       // The number reaches two calls through a duplication.
       "@main = (r s) & {a b} ~ 4 & @f ~ (a r) & @f ~ (b s)\n@f = (?((10 @g) f) f)\n@g = (p p)\n",
   };
@@ -259,7 +264,8 @@ TEST_CASE("a numeric switch called with its number: the same result and counts a
     }
   // CHECK_RESULT evaluates its argument more than once: keep each outcome.
   const std::pair<unsigned, const char *> expected[] = {
-      {0, "7"}, {1, "503"}, {2, "1"}, {3, "2"}, {4, "1024"}, {5, "5"}, {7, "(3 3)"}};
+      {0, "7"}, {1, "503"}, {2, "1"}, {3, "2"}, {4, "1024"}, {5, "5"}, {7, "(0 10)"}, {8, "0"},
+      {9, "(3 3)"}};
   for (auto [index, result] : expected) {
     Outcome o = sameWithoutSwitchCalls(programs[index], 1);
     CHECK_RESULT(o, result);
