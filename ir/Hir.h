@@ -120,6 +120,12 @@ struct Function {
   /// the module came from, or are literals.
   std::vector<llvm::StringRef> wireNames;
   std::vector<bool> unscoped;         // by WireId: a `$x` wire
+  /// By WireId: for a variable, the place of its binder among the
+  /// definition's named binders, in Bend's order (λ before its body, a
+  /// let's value before its names, arms in order); NoRank for other wires.
+  /// Variables passed into match arms go in the order Bend gives them.
+  std::vector<uint32_t> bindRank;
+  static constexpr uint32_t NoRank = ~0u;
 
   Function() = default;
   Function(Function &&) noexcept = default;
@@ -127,9 +133,10 @@ struct Function {
   Function(const Function &) = delete;
   Function &operator=(const Function &) = delete;
 
-  WireId newWire(llvm::StringRef hint, bool isUnscoped = false) {
+  WireId newWire(llvm::StringRef hint, bool isUnscoped = false, uint32_t rank = NoRank) {
     wireNames.emplace_back(hint);
     unscoped.push_back(isUnscoped);
+    bindRank.push_back(rank);
     return WireId(wireNames.size() - 1);
   }
   unsigned wireCount() const { return unsigned(wireNames.size()); }

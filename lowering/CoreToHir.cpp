@@ -144,7 +144,15 @@ private:
   WireId lamParam(const core::LamTerm *lam) {
     if (lam->unscoped)
       return unscopedWire(lam->var);
-    return fn.newWire(lam->var.empty() ? "_" : lam->var);
+    return binder(lam->var);
+  }
+
+  /// The wire of a variable bound here (empty name: erased), ranked among
+  /// the definition's binders as Bend numbers them.
+  WireId binder(llvm::StringRef name, llvm::StringRef hint = "_") {
+    if (name.empty())
+      return fn.newWire(hint);
+    return fn.newWire(name, /*isUnscoped=*/false, nextRank++);
   }
 
   WireId emit(const core::Term *t) {
@@ -187,8 +195,10 @@ private:
       size_t depth = scope.size();
       if (let->unscoped)
         aliases.emplace_back(unscopedWire(let->var), value);
-      else
+      else if (!let->var.empty()) {
         bind(let->var, value);
+        fn.bindRank[value] = nextRank++;
+      }
       WireId result = emit(let->body);
       scope.resize(depth);
       return result;
@@ -199,8 +209,8 @@ private:
       WireId value = emit(let->value);
       Inst i(t->kind == core::TermKind::Dup ? InstKind::Dup : InstKind::Untup, t->loc);
       i.ins = {value};
-      WireId a = fn.newWire(let->first.empty() ? "_" : let->first);
-      WireId b = fn.newWire(let->second.empty() ? "_" : let->second);
+      WireId a = binder(let->first);
+      WireId b = binder(let->second);
       i.outs = {a, b};
       current->insts.push_back(std::move(i));
       size_t depth = scope.size();
@@ -239,7 +249,7 @@ private:
     for (size_t k = 0; k < n; ++k) {
       std::vector<std::pair<llvm::StringRef, WireId>> params;
       for (const core::LamTerm *lam : match.arms[k].fields)
-        params.push_back({lam->var, fn.newWire(lam->var.empty() ? "_" : lam->var)});
+        params.push_back({lam->var, binder(lam->var)});
       i.blocks.push_back(block(params, match.arms[k].body));
     }
     return def(std::move(i), "m");
@@ -297,7 +307,7 @@ private:
       i.blocks.push_back(block({{succLam->var, pred}}, succLam->body));
     } else {
       // A successor case that is not a λ receives the predecessor by application.
-      WireId pred = fn.newWire("p");
+      WireId pred = fn.newWire("p", /*isUnscoped=*/false, nextRank++);
       auto b = std::make_unique<Block>();
       Block *saved = current;
       current = b.get();
@@ -319,6 +329,7 @@ private:
   std::vector<std::pair<llvm::StringRef, WireId>> scope;
   llvm::StringMap<WireId> unscoped;
   std::vector<std::pair<WireId, WireId>> aliases; // `let $x = v`: $x stands for v
+  uint32_t nextRank = 0;                           // the next binder's rank (Function::bindRank)
 };
 
 } // namespace

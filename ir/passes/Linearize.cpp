@@ -6,6 +6,8 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <algorithm>
+#include <string>
+#include <tuple>
 #include <cassert>
 
 namespace bendc::hir {
@@ -49,16 +51,28 @@ void linearizeMatches(Module &module, MatchLinearization level) {
         boundAround(*graph.blocks[it->second], around);
         llvm::erase_if(vars, [&](WireId w) { return !llvm::is_contained(around, w); });
       }
-      std::sort(vars.begin(), vars.end(), [&](WireId a, WireId b) {
-        return std::make_pair(fn.wireNames[a], a) < std::make_pair(fn.wireNames[b], b);
-      });
+      // Bend passes them sorted by the unique names it gives binders: the
+      // binder's rank written in base 26, least significant letter first
+      // (0 is a, 26 is ab), compared as text. Wires without a binder go last.
+      auto key = [&](WireId w) {
+        uint32_t rank = fn.bindRank[w];
+        std::string name;
+        if (rank != Function::NoRank)
+          for (uint32_t r = rank;; r /= 26) {
+            name.push_back(char('a' + r % 26));
+            if (r < 26)
+              break;
+          }
+        return std::make_tuple(rank == Function::NoRank, name, fn.wireNames[w], w);
+      };
+      std::sort(vars.begin(), vars.end(), [&](WireId a, WireId b) { return key(a) < key(b); });
       vars.erase(std::unique(vars.begin(), vars.end()), vars.end());
       if (vars.empty())
         continue;
       for (auto &arm : swi.blocks) {
         llvm::DenseMap<WireId, WireId> rename;
         for (WireId v : vars) {
-          WireId p = fn.newWire(fn.wireNames[v]);
+          WireId p = fn.newWire(fn.wireNames[v], /*isUnscoped=*/false, fn.bindRank[v]);
           rename[v] = p;
           arm->params.push_back(p);
         }

@@ -193,6 +193,36 @@ TEST_CASE("linearize matches passes the arms' variables as switch arguments") {
   CHECK(c.hir->invariants.matchesLinearized);
 }
 
+TEST_CASE("linearize matches passes variables in the order of their binders, as Bend names them") {
+  // Bend sorts the variables it passes by the unique names it gave their
+  // binders: binder order here (s, a, b), not alphabetical (a, b, s), so
+  // the arguments pass straight through and eta reduction removes them.
+  Compiled c = toHir("main = λd λs λa λb switch d { 0: (+ s (+ a b)); _: λp (+ b (+ a s)) }");
+  linearize(*c.hir);
+  Function &main = *c.hir->find("main");
+  Inst *swi = findFirst(main, InstKind::Swi);
+  REQUIRE(swi);
+  REQUIRE(swi->ins.size() == 4);
+  CHECK(main.wireNames[swi->ins[1]].str() == "s");
+  CHECK(main.wireNames[swi->ins[2]].str() == "a");
+  CHECK(main.wireNames[swi->ins[3]].str() == "b");
+  // With 26 binders before it, x is `ab` in Bend's names, y is `bb`, and z,
+  // bound before them, is `z`: ab < bb < z.
+  std::string many = "main = λn ";
+  for (int k = 0; k < 24; ++k)
+    many += "λv" + std::to_string(k) + " ";
+  many += "λz λx λy switch n { 0: (+ z (+ x y)); _: λp (+ p (+ z (+ x y))) }";
+  Compiled d = toHir(many);
+  linearize(*d.hir);
+  Function &m2 = *d.hir->find("main");
+  Inst *swi2 = findFirst(m2, InstKind::Swi);
+  REQUIRE(swi2);
+  REQUIRE(swi2->ins.size() == 4);
+  CHECK(m2.wireNames[swi2->ins[1]].str() == "x");
+  CHECK(m2.wireNames[swi2->ins[2]].str() == "y");
+  CHECK(m2.wireNames[swi2->ins[3]].str() == "z");
+}
+
 TEST_CASE("without linearized matches a variable both arms use is duplicated") {
   Compiled c = toHir("main = λn λy switch n { 0: y; _: λp (+ p y) }");
   linearize(*c.hir, MatchLinearization::Disabled);
