@@ -182,6 +182,83 @@ void MatchCompiler::missing(StringRef what) {
                  "non-exhaustive pattern matching rules of '" + fun->name.str() + "': " + what.str());
 }
 
+namespace {
+
+/// Bend's shortcut for a number pattern's variable in the default case, where
+/// `n` stands for `pred + k`: in the rule's body, `n - k` is `pred` itself
+/// (not the sum, then the difference). Occurrences under a binder of the
+/// same name are not `n`. Returns how many uses of `n` are left.
+unsigned usePredecessor(Term *&body, StringRef name, uint32_t k, StringRef pred,
+                        core::Program &prog) {
+  unsigned left = 0;
+  llvm::SmallVector<Term **, 32> work{&body};
+  while (!work.empty()) {
+    Term **slot = work.pop_back_val();
+    Term *t = *slot;
+    switch (t->kind) {
+    case TermKind::Var:
+      left += llvm::cast<core::VarTerm>(t)->name == name;
+      break;
+    case TermKind::Link:
+    case TermKind::Era:
+    case TermKind::Num:
+    case TermKind::Ref: break;
+    case TermKind::Lam: {
+      auto *lam = llvm::cast<core::LamTerm>(t);
+      if (lam->unscoped || lam->var != name)
+        work.push_back(&lam->body);
+      break;
+    }
+    case TermKind::App: {
+      auto *app = llvm::cast<core::AppTerm>(t);
+      work.append({&app->fun, &app->arg});
+      break;
+    }
+    case TermKind::Let: {
+      auto *let = llvm::cast<core::LetTerm>(t);
+      work.push_back(&let->value);
+      if (let->unscoped || let->var != name)
+        work.push_back(&let->body);
+      break;
+    }
+    case TermKind::LetTup:
+    case TermKind::Dup: {
+      auto *let = llvm::cast<core::LetPairTerm>(t);
+      work.push_back(&let->value);
+      if (let->first != name && let->second != name)
+        work.push_back(&let->body);
+      break;
+    }
+    case TermKind::Sup:
+    case TermKind::Tup: {
+      auto *pair = llvm::cast<core::PairTerm>(t);
+      work.append({&pair->first, &pair->second});
+      break;
+    }
+    case TermKind::Opr: {
+      auto *opr = llvm::cast<core::OprTerm>(t);
+      auto *var = llvm::dyn_cast<core::VarTerm>(opr->lhs);
+      auto *num = llvm::dyn_cast<core::NumTerm>(opr->rhs);
+      if (opr->op == core::Op::Sub && var && var->name == name && num &&
+          num->value.kind == core::NumKind::U24 && num->value.bits == k) {
+        *slot = prog.make<core::VarTerm>(t->loc, pred);
+        break;
+      }
+      work.append({&opr->lhs, &opr->rhs});
+      break;
+    }
+    case TermKind::Swi: {
+      auto *swi = llvm::cast<core::SwiTerm>(t);
+      work.append({&swi->arg, &swi->zero, &swi->succ});
+      break;
+    }
+    }
+  }
+  return left;
+}
+
+} // namespace
+
 Term *MatchCompiler::leaf(Row &row) {
   const Rule &rule = fun->rules[row.rule];
   // Rule bodies are copied into every arm that reaches them; some sets of
@@ -232,9 +309,19 @@ Term *MatchCompiler::leaf(Row &row) {
   }
   Term *body = d.expr(rule.body);
   d.pop(m);
-  for (size_t i = lets.size(); i-- > 0;)
+  for (size_t i = lets.size(); i-- > 0;) {
+    // A number pattern's variable in the default case (`pred + k`): as in
+    // Bend, `n - k` in the body is the predecessor, and nothing computes the
+    // sum when no other use is left.
+    if (auto *sum = llvm::dyn_cast<core::OprTerm>(lets[i].second);
+        sum && sum->op == core::Op::Add && unscopedLets.count(i) == 0)
+      if (auto *pred = llvm::dyn_cast<core::VarTerm>(sum->lhs))
+        if (auto *k = llvm::dyn_cast<core::NumTerm>(sum->rhs))
+          if (usePredecessor(body, lets[i].first, k->value.bits & 0xFFFFFF, pred->name, d.prog) == 0)
+            continue;
     body = d.prog.make<core::LetTerm>(loc, d.prog.save(lets[i].first), unscopedLets.count(i) != 0,
                                       lets[i].second, body);
+  }
   return body;
 }
 
