@@ -49,7 +49,7 @@ def poly() -> (u24, f24):
   id = lambda x: x
   return (id(1), id(2.0))
 
-main = (len (MyList/Cons 1 MyList/Nil), swap (1, 2.0), twice λx (+ x 1) 3, poly)
+main = ((len (MyList/Cons 1 MyList/Nil)), (swap (1, 2.0)), (twice λx (+ x 1) 3), poly)
 )") == "");
 }
 
