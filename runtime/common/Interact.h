@@ -10,6 +10,9 @@
 //                                            // count of dead slots, returns old
 //   void clearDead(Loc node);
 //   void push(Term neg, Term pos);  // a new redex
+//   bool deferCall(Term app, Term ref); // take a call of a numeric switch
+//                                   // whose number is on its way, to run it
+//                                   // later (false: run it now)
 //   void count(Rule rule);
 //   void fault(Fault f, Term neg, Term pos); // the redex broke an invariant; stop
 //   const Term *bookSlots, *bookRedexes; const DefInfo *defs;
@@ -377,15 +380,19 @@ template <class Ctx> BENDC_HD Term buildArm(Ctx &c, const Term *slots, Term arm)
 /// arms; the same interactions are counted: the call, the λ meeting the
 /// application, the switch, the pair taken apart and the erasure of the
 /// other arm. The application itself is reused as the successor arm's
-/// application to the predecessor. False (nothing done) when the number
-/// is not there yet.
-template <class Ctx> BENDC_HD bool switchCall(Ctx &c, const DefInfo &def, Term app) {
+/// application to the predecessor. When the number is still on its way the
+/// context may take the call to run later (`deferCall`). False (nothing
+/// done) when the call must go the general way.
+template <class Ctx> BENDC_HD bool switchCall(Ctx &c, const DefInfo &def, Term app, Term ref) {
   Loc n = nodeOf(app);
   Term arg = c.load(slotOf(n, 0));
   bool entry = tagOf(arg) == tag::Var; // read from a substitution entry, which dies
   Loc entrySlot = payloadOf(arg);
   if (entry)
     arg = c.load(entrySlot);
+  // The number is on its way: the context may run the call later.
+  if (entry && tagOf(arg) == tag::Sub && c.deferCall(app, ref))
+    return true;
   // A reference to a definition that is a number (a constructor's tag, as
   // Bend writes one) is that number, one more call counted.
   bool numberDef = false;
@@ -425,7 +432,7 @@ template <class Ctx> BENDC_HD bool switchCall(Ctx &c, const DefInfo &def, Term a
 template <class Ctx> BENDC_HD void interactCall(Ctx &c, Term neg, Term ref) {
   const DefInfo &def = c.defs[refOf(ref)];
   uint8_t nt = tagOf(neg);
-  if (nt == tag::App && def.switchArm[0] && switchCall(c, def, neg))
+  if (nt == tag::App && def.switchArm[0] && switchCall(c, def, neg, ref))
     return;
   if (nt == tag::Dup && def.safe) {
     // HVM2's shortcut: a definition without DUPs is copied, not expanded.

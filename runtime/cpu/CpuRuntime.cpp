@@ -137,6 +137,12 @@ public:
   Loc alloc() { return nodes.take(*this); }
   void release(Loc node) { nodes.give(*this, node); }
   void push(Term neg, Term pos) { stack.push_back({neg, pos}); }
+  bool deferCall(Term neg, Term pos) {
+    if (!mayDefer)
+      return false;
+    deferred.push_back({neg, pos});
+    return true;
+  }
   void count(Rule rule) { ++counts[unsigned(rule)]; }
   void fault(Fault f, Term neg, Term pos) {
     shared.fault.store(uint8_t(f), std::memory_order_relaxed);
@@ -204,6 +210,10 @@ private:
   Term *slots;
   uint8_t *dead;
   std::vector<Redex> stack;
+  /// Calls put off until their number arrives (see switchCall); each is run
+  /// once more, without being put off again, when the stack is empty.
+  std::vector<Redex> deferred;
+  bool mayDefer = false;
   NodeStock nodes;
   unsigned id;
   std::atomic<uint16_t> *owner; // shared.owner; null with one thread
@@ -340,12 +350,20 @@ void Worker::runLoop() {
   uint32_t need = shared.reserveNodes;
   uint32_t tick = 0;
   do {
-    while (!stack.empty()) {
+    while (!stack.empty() || !deferred.empty()) {
       if (!reserve(need))
         return;
-      Redex r = stack.back();
-      stack.pop_back();
+      Redex r;
+      mayDefer = !stack.empty();
+      if (mayDefer) {
+        r = stack.back();
+        stack.pop_back();
+      } else {
+        r = deferred.back();
+        deferred.pop_back();
+      }
       interact(*this, r.neg, r.pos, ruleTable.rules[tagOf(r.neg)][tagOf(r.pos)]);
+      mayDefer = false;
       if ((++tick & 127) == 0) {
         if (shared.shouldStop())
           return;

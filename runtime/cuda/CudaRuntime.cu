@@ -471,6 +471,7 @@ public:
   Loc alloc() { return nodes.take(*this); }
   void release(Loc node) { nodes.give(*this, node); }
   void push(Term neg, Term pos) { pushed.push_back(Redex{neg, pos}); }
+  bool deferCall(Term, Term) { return false; }
   void count(Rule rule) { ++counts[unsigned(rule)]; }
 
   /// Makes sure `n` nodes can be allocated: the host's free list and chunk,

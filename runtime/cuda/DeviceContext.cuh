@@ -113,6 +113,9 @@ struct DeviceCtx {
   }
   __device__ Loc alloc() { return nodes.take(*this); }
   __device__ void release(Loc node) { nodes.give(*this, node); }
+  /// Calls whose number is on its way run now: the device's passes have no
+  /// later list to put them on.
+  __device__ bool deferCall(Term, Term) { return false; }
   __device__ void push(Term neg, Term pos) {
     unsigned r = unsigned(ruleFor(tagOf(neg), tagOf(pos)));
     if (target.bag) {

@@ -254,6 +254,8 @@ TEST_CASE("a numeric switch called with its number: the same result and counts a
       "@main = (r s) & @f ~ (@one r) & @f ~ (@zero s)\n@one = 1\n@zero = 0\n"
       "@f = (?((10 @g) f) f)\n@g = (p p)\n",
       "@main = r & @f ~ (@two r)\n@two = @one\n@one = 1\n@f = (?((10 @g) f) f)\n@g = (p p)\n",
+      // The call comes first and its number later: it is put off, then run.
+      "@main = r & 3 ~ $([*] $(2 a)) & @f ~ (a r)\n@f = (?((10 @g) f) f)\n@g = (p p)\n",
       // The number reaches two calls through a duplication.
       "@main = (r s) & {a b} ~ 4 & @f ~ (a r) & @f ~ (b s)\n@f = (?((10 @g) f) f)\n@g = (p p)\n",
   };
@@ -265,7 +267,7 @@ TEST_CASE("a numeric switch called with its number: the same result and counts a
   // CHECK_RESULT evaluates its argument more than once: keep each outcome.
   const std::pair<unsigned, const char *> expected[] = {
       {0, "7"}, {1, "503"}, {2, "1"}, {3, "2"}, {4, "1024"}, {5, "5"}, {7, "(0 10)"}, {8, "0"},
-      {9, "(3 3)"}};
+      {9, "5"}, {10, "(3 3)"}};
   for (auto [index, result] : expected) {
     Outcome o = sameWithoutSwitchCalls(programs[index], 1);
     CHECK_RESULT(o, result);
