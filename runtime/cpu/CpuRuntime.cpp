@@ -349,32 +349,42 @@ bool Worker::waitForWork() {
 void Worker::runLoop() {
   uint32_t need = shared.reserveNodes;
   uint32_t tick = 0;
+  // Calls may be put off only here, where the loop below runs them later.
+  struct Deferring {
+    bool &flag;
+    explicit Deferring(bool &f) : flag(f) { flag = true; }
+    ~Deferring() { flag = false; }
+  } deferring(mayDefer);
   do {
-    while (!stack.empty() || !deferred.empty()) {
+    for (;;) {
+      while (!stack.empty()) {
+        if (!reserve(need))
+          return;
+        Redex r = stack.back();
+        stack.pop_back();
+        interact(*this, r.neg, r.pos, ruleTable.rules[tagOf(r.neg)][tagOf(r.pos)]);
+        if ((++tick & 127) == 0) {
+          if (shared.shouldStop())
+            return;
+          if ((tick & 1023) == 0)
+            scrub();
+          if ((tick & 8191) == 0)
+            publish();
+          if (shared.hungry.load(std::memory_order_relaxed) != 0 && stack.size() > 1 &&
+              shared.poolSize.load(std::memory_order_relaxed) == 0)
+            shareWork();
+        }
+      }
+      if (deferred.empty())
+        break;
+      // A call put off earlier, run now and never put off again.
       if (!reserve(need))
         return;
-      Redex r;
-      mayDefer = !stack.empty();
-      if (mayDefer) {
-        r = stack.back();
-        stack.pop_back();
-      } else {
-        r = deferred.back();
-        deferred.pop_back();
-      }
-      interact(*this, r.neg, r.pos, ruleTable.rules[tagOf(r.neg)][tagOf(r.pos)]);
+      Redex r = deferred.back();
+      deferred.pop_back();
       mayDefer = false;
-      if ((++tick & 127) == 0) {
-        if (shared.shouldStop())
-          return;
-        if ((tick & 1023) == 0)
-          scrub();
-        if ((tick & 8191) == 0)
-          publish();
-        if (shared.hungry.load(std::memory_order_relaxed) != 0 && stack.size() > 1 &&
-            shared.poolSize.load(std::memory_order_relaxed) == 0)
-          shareWork();
-      }
+      interact(*this, r.neg, r.pos, Rule::Call);
+      mayDefer = true;
     }
     publish();
   } while (waitForWork());
