@@ -149,9 +149,9 @@ private:
 
   /// The wire of a variable bound here (empty name: erased), ranked among
   /// the definition's binders as Bend numbers them.
-  WireId binder(llvm::StringRef name, llvm::StringRef hint = "_") {
+  WireId binder(llvm::StringRef name) {
     if (name.empty())
-      return fn.newWire(hint);
+      return fn.newWire("_");
     return fn.newWire(name, /*isUnscoped=*/false, nextRank++);
   }
 
