@@ -25,8 +25,6 @@ Timers &timers() {
 
 void enablePhaseTiming(bool on) { timers().enabled = on; }
 
-bool phaseTimingEnabled() { return timers().enabled; }
-
 void printPhaseTimes(llvm::raw_ostream &os) { timers().group.print(os, /*ResetAfterPrint=*/true); }
 
 PhaseTimer::PhaseTimer(llvm::StringRef name, llvm::StringRef description) {

@@ -14,7 +14,6 @@ namespace bendc {
 
 /// Turns phase timing on or off for the whole process.
 void enablePhaseTiming(bool on);
-bool phaseTimingEnabled();
 
 /// Prints every phase timed so far (LLVM's timer report) and resets them.
 void printPhaseTimes(llvm::raw_ostream &os);
