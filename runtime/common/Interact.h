@@ -274,6 +274,23 @@ template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0)
 /// The most nodes an arm of a numeric switch may have (DefInfo::switchArm).
 inline constexpr unsigned MaxArmNodes = 16;
 
+/// The template nodes of the tree whose root is the node `root`, parents
+/// before children; 0 when they are more than MaxArmNodes.
+BENDC_HD unsigned treeNodes(const Term *slots, Term root, uint32_t (&ids)[MaxArmNodes]) {
+  unsigned n = 0;
+  ids[n++] = uint32_t(payloadOf(root));
+  for (unsigned k = 0; k < n; ++k)
+    for (unsigned i = 0; i < 2; ++i) {
+      Term t = slots[2 * ids[k] + i];
+      if (!isNodeTag(tagOf(t)))
+        continue;
+      if (n == MaxArmNodes)
+        return 0;
+      ids[n++] = uint32_t(payloadOf(t));
+    }
+  return n;
+}
+
 /// Recognises a numeric switch (DefInfo::switchArm) in `def`'s template.
 inline void analyzeSwitch(DefInfo &def, const Term *bookSlots) {
   const Term *slots = bookSlots + def.firstSlot;
@@ -292,43 +309,37 @@ inline void analyzeSwitch(DefInfo &def, const Term *bookSlots) {
   for (unsigned a = 0; a < 2; ++a) {
     Term arm = slots[2 * payloadOf(tup) + a];
     uint8_t at = tagOf(arm);
-    if (at != tag::Ref && at != tag::Num && at != tag::Nul && !isNodeTag(at))
+    if (at == tag::Ref || at == tag::Num || at == tag::Nul) {
+      def.armNodes[a] = 0;
+      def.armVoids[a] = 1;
+      continue;
+    }
+    if (!isNodeTag(at))
       return;
-    // The arm's nodes; every wire must join two of their slots.
     uint32_t ids[MaxArmNodes];
-    unsigned n = 0, leaves = 0, vars = 0, subs = 0;
-    if (isNodeTag(at))
-      ids[n++] = uint32_t(payloadOf(arm));
-    else
-      leaves = 1;
+    unsigned n = treeNodes(slots, arm, ids);
+    if (n == 0)
+      return;
+    // Closed: every variable points at a SUB slot of one of the arm's nodes.
+    unsigned leaves = 0, vars = 0, subs = 0;
     for (unsigned k = 0; k < n; ++k)
       for (unsigned i = 0; i < 2; ++i) {
         Term t = slots[2 * ids[k] + i];
         uint8_t tt = tagOf(t);
-        if (isNodeTag(tt)) {
-          if (n == MaxArmNodes)
-            return;
-          ids[n++] = uint32_t(payloadOf(t));
+        if (isNodeTag(tt))
+          continue;
+        if (tt == tag::Sub) {
+          ++subs;
         } else if (tt == tag::Var) {
           ++vars;
-        } else if (tt == tag::Sub) {
-          ++subs;
+          bool inside = false;
+          for (unsigned j = 0; j < n; ++j)
+            inside |= ids[j] == payloadOf(t) >> 1;
+          if (!inside)
+            return;
         } else {
           ++leaves; // a number, a reference or an eraser
         }
-      }
-    // Closed: each variable points at a SUB slot of one of the arm's nodes.
-    for (unsigned k = 0; k < n; ++k)
-      for (unsigned i = 0; i < 2; ++i) {
-        Term t = slots[2 * ids[k] + i];
-        if (tagOf(t) != tag::Var)
-          continue;
-        uint64_t target = payloadOf(t) >> 1;
-        bool inside = false;
-        for (unsigned j = 0; j < n; ++j)
-          inside |= ids[j] == target;
-        if (!inside)
-          return;
       }
     if (vars != subs)
       return;
@@ -346,14 +357,7 @@ template <class Ctx> BENDC_HD Term buildArm(Ctx &c, const Term *slots, Term arm)
     return arm;
   uint32_t ids[MaxArmNodes];
   Loc at[MaxArmNodes];
-  unsigned n = 0;
-  ids[n++] = uint32_t(payloadOf(arm));
-  for (unsigned k = 0; k < n; ++k)
-    for (unsigned i = 0; i < 2; ++i) {
-      Term t = slots[2 * ids[k] + i];
-      if (isNodeTag(tagOf(t)))
-        ids[n++] = uint32_t(payloadOf(t));
-    }
+  unsigned n = treeNodes(slots, arm, ids); // never 0: analyzeSwitch bounded the arm
   for (unsigned k = 0; k < n; ++k)
     at[k] = c.alloc();
   auto locOf = [&](uint64_t id) {
