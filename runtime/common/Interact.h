@@ -387,6 +387,15 @@ template <class Ctx> BENDC_HD Term buildArm(Ctx &c, const Term *slots, Term arm)
 /// application to the predecessor. When the number is still on its way the
 /// context may take the call to run later (`deferCall`). False (nothing
 /// done) when the call must go the general way.
+/// True while the number a call of a numeric switch applies to is still on
+/// its way: the application's argument is a substitution entry not yet
+/// filled. A context that put the call off (`deferCall`) asks this to know
+/// when running it would take the direct path.
+template <class Ctx> BENDC_HD bool callAwaitsNumber(Ctx &c, Term app) {
+  Term arg = c.load(slotOf(nodeOf(app), 0));
+  return tagOf(arg) == tag::Var && tagOf(c.load(payloadOf(arg))) == tag::Sub;
+}
+
 template <class Ctx> BENDC_HD bool switchCall(Ctx &c, const DefInfo &def, Term app, Term ref) {
   Loc n = nodeOf(app);
   Term arg = c.load(slotOf(n, 0));

@@ -62,6 +62,12 @@ constexpr Loc PretouchNodes = Loc(1) << 17;
 /// (an IO call's continuation): most such rounds are small, and starting the
 /// other threads would cost more than they do.
 constexpr uint64_t SoloBudget = uint64_t(1) << 16;
+/// How long a worker with only put-off calls waits, at most, before it looks
+/// again whether their numbers arrived.
+constexpr unsigned StallWaitMicros = 50;
+/// How many of the latest put-off calls a worker looks at for one whose
+/// number has arrived.
+constexpr size_t ArrivalScan = 64;
 
 /// State every worker shares.
 struct Shared {
@@ -75,6 +81,9 @@ struct Shared {
   std::condition_variable poolCv;
   std::vector<Redex> pool;
   unsigned idle = 0;                  // guarded by poolMutex
+  /// Threads whose only work is calls put off until their numbers arrive,
+  /// waiting for those numbers or for work (guarded by poolMutex).
+  unsigned stalled = 0;
   bool done = false;                  // guarded by poolMutex
   std::atomic<unsigned> hungry{0};    // threads waiting for work
   std::atomic<size_t> poolSize{0};    // pool.size(), readable without the lock
@@ -204,7 +213,10 @@ private:
   void scrub();
   void takeReturned();
   void shareWork();
+  bool takeFromPool();
   bool waitForWork();
+  bool runArrivedCall(uint32_t need);
+  bool awaitNumbersOrWork();
 
   Shared &shared;
   Term *slots;
@@ -321,17 +333,25 @@ void Worker::shareWork() {
   shared.poolCv.notify_all();
 }
 
+/// Moves half the pool (at least one redex) onto this worker's stack; false
+/// when the pool is empty. The caller holds poolMutex.
+bool Worker::takeFromPool() {
+  if (shared.pool.empty())
+    return false;
+  size_t take = std::max<size_t>(1, shared.pool.size() / 2);
+  stack.insert(stack.end(), shared.pool.end() - take, shared.pool.end());
+  shared.pool.resize(shared.pool.size() - take);
+  shared.poolSize.store(shared.pool.size(), std::memory_order_relaxed);
+  return true;
+}
+
 bool Worker::waitForWork() {
   std::unique_lock<std::mutex> lock(shared.poolMutex);
   ++shared.idle;
   while (true) {
     if (shared.done)
       return false;
-    if (!shared.pool.empty()) {
-      size_t take = std::max<size_t>(1, shared.pool.size() / 2);
-      stack.insert(stack.end(), shared.pool.end() - take, shared.pool.end());
-      shared.pool.resize(shared.pool.size() - take);
-      shared.poolSize.store(shared.pool.size(), std::memory_order_relaxed);
+    if (takeFromPool()) {
       --shared.idle;
       return true;
     }
@@ -344,6 +364,49 @@ bool Worker::waitForWork() {
     shared.poolCv.wait(lock);
     shared.hungry.fetch_sub(1, std::memory_order_relaxed);
   }
+}
+
+/// Runs the latest call put off earlier whose number has arrived, the direct
+/// way; true when there was one. Only the latest few are looked at: older
+/// ones wait for a later look, or run the general way in the end.
+bool Worker::runArrivedCall(uint32_t need) {
+  size_t end = deferred.size() > ArrivalScan ? deferred.size() - ArrivalScan : 0;
+  for (size_t k = deferred.size(); k-- > end;) {
+    Redex r = deferred[k];
+    if (callAwaitsNumber(*this, r.neg))
+      continue;
+    if (!reserve(need))
+      return false;
+    deferred.erase(deferred.begin() + ptrdiff_t(k));
+    mayDefer = false;
+    interact(*this, r.neg, r.pos, Rule::Call);
+    mayDefer = true;
+    return true;
+  }
+  return false;
+}
+
+/// This worker has nothing left but calls whose numbers other threads are
+/// still computing. Rather than run them the general way (building the
+/// switch the number would have spared), it takes work from the pool, or
+/// asks for some and waits a moment, without spinning. False when no other
+/// thread is working, so nothing will arrive: the caller then runs a call the
+/// general way.
+bool Worker::awaitNumbersOrWork() {
+  if (shared.threads == 1)
+    return false;
+  std::unique_lock<std::mutex> lock(shared.poolMutex);
+  if (takeFromPool())
+    return true;
+  if (shared.done || shared.idle + shared.stalled + 1 >= shared.threads)
+    return false;
+  ++shared.stalled;
+  shared.hungry.fetch_add(1, std::memory_order_relaxed);
+  shared.poolCv.wait_for(lock, std::chrono::microseconds(StallWaitMicros));
+  shared.hungry.fetch_sub(1, std::memory_order_relaxed);
+  --shared.stalled;
+  takeFromPool();
+  return true;
 }
 
 void Worker::runLoop() {
@@ -377,8 +440,11 @@ void Worker::runLoop() {
       }
       if (deferred.empty())
         break;
-      // A call put off earlier, run now and never put off again.
-      if (!reserve(need))
+      if (runArrivedCall(need) || awaitNumbersOrWork())
+        continue;
+      // No number will arrive from elsewhere: a call put off earlier runs
+      // now the general way, never put off again.
+      if (shared.failed() || !reserve(need))
         return;
       Redex r = deferred.back();
       deferred.pop_back();
@@ -431,6 +497,7 @@ public:
       std::lock_guard<std::mutex> lock(shared.poolMutex);
       shared.done = false;
       shared.idle = 0;
+      shared.stalled = 0;
     }
     if (shared.threads == 1) {
       host.runLoop();

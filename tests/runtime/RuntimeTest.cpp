@@ -258,6 +258,11 @@ TEST_CASE("a numeric switch called with its number: the same result and counts a
       "@main = r & 3 ~ $([*] $(2 a)) & @f ~ (a r)\n@f = (?((10 @g) f) f)\n@g = (p p)\n",
       // The number reaches two calls through a duplication.
       "@main = (r s) & {a b} ~ 4 & @f ~ (a r) & @f ~ (b s)\n@f = (?((10 @g) f) f)\n@g = (p p)\n",
+      // A tree whose every node calls on the sum of its two subtrees: the
+      // call waits for numbers that another thread may be computing.
+      "@main = r & @go ~ (12 (1 r))\n@go = (?(((x x) @go/node) f) f)\n"
+      "@go/node = ({d1 d2} ({a b} r)) & @go ~ (d1 (a x)) & @go ~ (d2 (b y))"
+      " & x ~ $([+] $(y s)) & @pick ~ (s r)\n@pick = (?((1 @pick/s) f) f)\n@pick/s = (p p)\n",
   };
   for (const char *text : programs)
     for (unsigned threads : {1u, 2u}) {
@@ -267,7 +272,7 @@ TEST_CASE("a numeric switch called with its number: the same result and counts a
   // CHECK_RESULT evaluates its argument more than once: keep each outcome.
   const std::pair<unsigned, const char *> expected[] = {
       {0, "7"}, {1, "503"}, {2, "1"}, {3, "2"}, {4, "1024"}, {5, "5"}, {7, "(0 10)"}, {8, "0"},
-      {9, "5"}, {10, "(3 3)"}};
+      {9, "5"}, {10, "(3 3)"}, {11, "1"}};
   for (auto [index, result] : expected) {
     Outcome o = sameWithoutSwitchCalls(programs[index], 1);
     CHECK_RESULT(o, result);
