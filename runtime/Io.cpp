@@ -595,43 +595,99 @@ struct IoSession::Impl {
 
   // --- the loop ------------------------------------------------------------
 
-  /// Whether `root` is `IO/Call(magic, name, argument, cont)`. Reads without
-  /// taking anything, so any other value stays as it is.
-  bool isCall(Peeked &root) {
-    if (failed || tagOf(root.value) != tag::Lam)
-      return false;
-    llvm::SmallVector<Loc, 8> apps = ctrApps(nodeOf(root.value));
-    if (apps.size() != 5)
-      return false;
-    Peeked tg = peek(net->load(slotOf(apps[0], 0)));
-    bool call = tagOf(tg.value) == tag::Num && num::u24Of(numOf(tg.value)) == IoCall;
-    forget(tg);
-    if (!call)
-      return false;
-    Peeked magic = peek(net->load(slotOf(apps[1], 0)));
-    bool magicOk = false;
-    if (tagOf(magic.value) == tag::Tup) {
-      Peeked high = peek(net->load(slotOf(nodeOf(magic.value), 0)));
-      Peeked low = peek(net->load(slotOf(nodeOf(magic.value), 1)));
-      magicOk = high.value == numTerm(num::makeU24(MagicHigh)) &&
-                low.value == numTerm(num::makeU24(MagicLow));
-      forget(high);
-      forget(low);
+  /// A result as HVM2 looks at it after each reduction, to see whether it is
+  /// an IO call: the root; if that is a constructor node, the node in its
+  /// first port; the tag in that node's first port; and, along the chain of
+  /// nodes in second ports, the value in each one's first port. A reference
+  /// met at any of these places is expanded and reduced, counted as a call,
+  /// as HVM2 does; the copies are not written back, so the result reads back
+  /// as it was, and are never erased (HVM2 leaves them as garbage).
+  struct Inspected {
+    Peeked root;
+    bool hasTag = false;
+    Term tag = 0; // a number
+    Loc tagSlot = 0;
+    llvm::SmallVector<Loc, 4> argSlots;
+    llvm::SmallVector<Term, 4> args;
+  };
+
+  static bool isCon(Term t) { return isNode(t) && kindOf(tagOf(t)) == Kind::Con; }
+
+  /// What port `i` of node `n` holds: a positive port's value found as
+  /// `peek` finds it; a negative port as it is.
+  Term portValue(Term n, unsigned i) {
+    Term t = net->load(slotOf(nodeOf(n), i));
+    return auxPositive(tagOf(n), i) ? peek(t).value : t;
+  }
+
+  Inspected inspect(Loc root) {
+    Inspected in;
+    in.root = peek(net->load(root));
+    if (failed || !isCon(in.root.value))
+      return in;
+    Term app = portValue(in.root.value, 0);
+    if (failed || !isCon(app))
+      return in;
+    Term tg = portValue(app, 0);
+    if (failed || tagOf(tg) != tag::Num)
+      return in;
+    in.hasTag = true;
+    in.tag = tg;
+    in.tagSlot = slotOf(nodeOf(app), 0);
+    while (in.args.size() < MaxFields) {
+      app = portValue(app, 1);
+      if (failed || !isCon(app))
+        break;
+      in.argSlots.push_back(slotOf(nodeOf(app), 0));
+      in.args.push_back(portValue(app, 0));
     }
-    forget(magic);
-    return magicOk && !failed;
+    return in;
+  }
+
+  /// Whether an inspected result is `IO/Call(magic, name, argument, cont)`.
+  bool isCall(const Inspected &in) {
+    if (failed || !in.hasTag || num::u24Of(numOf(in.tag)) != IoCall || in.args.size() != 4 || !isCon(in.args[0]))
+      return false;
+    Term magic = in.args[0];
+    auto number = [&](unsigned i) {
+      Term t = net->load(slotOf(nodeOf(magic), i));
+      while (tagOf(t) == tag::Var && isPositive(net->load(payloadOf(t))))
+        t = net->load(payloadOf(t));
+      return t;
+    };
+    return number(0) == numTerm(num::makeU24(MagicHigh)) && number(1) == numTerm(num::makeU24(MagicLow));
+  }
+
+  /// Puts `value`, found at the positive slot `slot` by `inspect`, in that
+  /// slot, consuming the substitution entries on the way there: a call that
+  /// is taken reads what `inspect` expanded instead of expanding it again.
+  void settle(Loc slot, Term value) {
+    Term t = net->load(slot);
+    while (tagOf(t) == tag::Var) {
+      Loc target = payloadOf(t);
+      Term there = net->load(target);
+      if (!isPositive(there))
+        break;
+      net->killSlot(target);
+      t = there;
+    }
+    net->store(slot, value);
   }
 
   bool run(NetHost &host, Loc root) {
     net = &host;
     failed = false;
     while (!failed) {
-      Peeked top = peek(net->load(root));
-      if (!isCall(top))
+      Inspected in = inspect(root);
+      if (!isCall(in))
         break; // the result; copies of references stay unused
+      settle(in.tagSlot, in.tag);
+      for (size_t k = 0; k < in.args.size(); ++k)
+        settle(in.argSlots[k], in.args[k]);
       // Take the call: from the root, or from the copy a reference there became.
       Term value = net->load(root);
       net->store(root, subTerm());
+      Peeked &top = in.root;
       if (!top.copies.empty()) {
         drop(value);
         value = top.copies.pop_back_val();

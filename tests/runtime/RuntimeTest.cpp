@@ -91,10 +91,60 @@ TEST_CASE("numbers are duplicated and erased") {
 }
 
 TEST_CASE("a duplicator copies a definition without duplicators") {
-  auto o = runText("@main = (a b) & {a b} ~ @k\n@k = (x x)\n");
-  CHECK_RESULT(o, "(@k @k)");
+  // The result starts with a number, so reading it expands nothing (see
+  // "the result is looked at as HVM2 does").
+  auto o = runText("@main = (1 (a b)) & {a b} ~ @k\n@k = (x x)\n");
+  CHECK_RESULT(o, "(1 (@k @k))");
   CHECK(rule(o, rt::Rule::Call) == 1);
   CHECK(rule(o, rt::Rule::Eras) == 1);
+}
+
+TEST_CASE("the result is looked at as HVM2 does: references on its spine expanded and counted") {
+  // After reducing, HVM2 looks whether the result is an IO call: it expands
+  // a reference at the root, at the first port of a constructor node there,
+  // at the tag, and in the first port of each next node along the chain (one
+  // level: not inside the fields). Each expansion is a call plus the
+  // reduction of the copy; the copies are left alone, so the result prints
+  // with its references.
+  const char *list = "@List/Cons = (a (b ((@List/Cons/tag (a (b c))) c)))\n@List/Cons/tag = 1\n"
+                     "@List/Nil = ((@List/Nil/tag a) a)\n@List/Nil/tag = 0\n";
+  struct Case {
+    std::string text;
+    const char *result;
+    uint64_t calls, total;
+  } cases[] = {
+      // The number at the root: nothing to expand.
+      {"@main = 42\n", "42", 1, 1},
+      // A reference at the root, and a chain of them: one call each.
+      {"@main = @f\n@f = 42\n", "@f", 2, 2},
+      {"@main = @g\n@g = @f\n@f = 42\n", "@g", 3, 3},
+      // A nullary constructor by name: itself, then its tag.
+      {std::string(list) + "@main = @List/Nil\n", "@List/Nil", 3, 3},
+      // [1]: @main, @List/Cons and its two λs meeting their applications;
+      // then the tag, and the tail field. The tail's own tag is not read.
+      {std::string(list) + "@main = a & @List/Cons ~ (1 (@List/Nil a))\n",
+       "((@List/Cons/tag (1 (@List/Nil x0))) x0)", 4, 6},
+      // A field that is a reference is expanded with all its work (a call
+      // of @heavy, a call of @List/Cons and two annihilations), but what it
+      // becomes is not read further.
+      {std::string(list) + "@Box = (a ((@Box/tag (a b)) b))\n@Box/tag = 0\n"
+                           "@heavy = b & @List/Cons ~ (1 (@List/Nil b))\n"
+                           "@main = a & @Box ~ (@heavy a)\n",
+       "((@Box/tag (@heavy x0)) x0)", 5, 8},
+      // A pair is a constructor node too: its first port is expanded...
+      {"@main = (@f 2)\n@f = 42\n", "(@f 2)", 2, 2},
+      // ...and reading stops where that port holds no node.
+      {"@main = (5 (@f 3))\n@f = 7\n", "(5 (@f 3))", 1, 1},
+  };
+  for (const Case &c : cases) {
+    CAPTURE(c.text);
+    for (unsigned threads : {1u, 2u}) {
+      auto o = runText(c.text.c_str(), threads);
+      CHECK_RESULT(o, c.result);
+      CHECK(rule(o, rt::Rule::Call) == c.calls);
+      CHECK(o.run.stats.interactions == c.total);
+    }
+  }
 }
 
 TEST_CASE("a duplicator expands a definition that duplicates") {
