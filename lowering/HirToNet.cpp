@@ -3,7 +3,6 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
-#include <deque>
 #include <string>
 
 namespace bendc::lowering {
@@ -25,10 +24,18 @@ struct Node {
   bool alive = true;
 };
 
-/// One definition's net as nodes and the wires between their ports.
+/// One definition's net as nodes and the wires between their ports. One
+/// graph serves every definition in turn (`reset`), keeping its buffers.
 class NetGraph {
 public:
-  NetGraph() { nodes.push_back({TreeKind::Var}); peers.resize(3, NoEnd); }
+  NetGraph() { reset(); }
+
+  void reset() {
+    nodes.clear();
+    peers.clear();
+    nodes.push_back({TreeKind::Var});
+    peers.resize(3, NoEnd);
+  }
 
   uint32_t node(TreeKind kind, uint32_t value = 0, net::ConRole role = net::ConRole::Unknown) {
     nodes.push_back({kind, value, role});
@@ -81,9 +88,9 @@ public:
   /// `freshIds[k]`: the name index of the k-th variable name in `book`,
   /// shared by every definition so each name is interned once.
   bool build(net::Book &book, net::Def &def, std::vector<uint32_t> &freshIds) {
-    std::vector<bool> placed(nodes.size(), false);
+    placed.assign(nodes.size(), false);
     unsigned varCount = 0;
-    std::vector<uint32_t> varNames(peers.size(), ~0u);
+    varNames.assign(peers.size(), ~0u);
     auto varName = [&](End e) {
       End other = peer(e);
       uint32_t &slot = varNames[std::min(e, other)];
@@ -96,42 +103,42 @@ public:
       return slot;
     };
     // Builds the tree seen from `e` (an auxiliary port or the root): the
-    // node whose principal port is at the other end, or a variable.
-    struct Frame {
-      End from;
-      net::TreeId *dest;
-    };
+    // node whose principal port is at the other end, or a variable. A frame
+    // says where the tree it builds goes: its parent's first or second child.
     auto treeAt = [&](End from) -> net::TreeId {
       net::TreeId result;
-      llvm::SmallVector<Frame, 32> work{{from, &result}};
+      work.clear();
+      work.push_back({from, net::TreeId(), 0});
       while (!work.empty()) {
         Frame f = work.pop_back_val();
         End other = peer(f.from);
+        net::TreeId id;
+        uint32_t n = 0;
         if (other == NoEnd) {
-          *f.dest = book.add(leaf(TreeKind::Era));
-          continue;
+          id = book.add(leaf(TreeKind::Era));
+        } else if (other % 3 != 0 || other / 3 == 0) {
+          id = book.add(leaf(TreeKind::Var, varName(f.from)));
+        } else {
+          n = other / 3;
+          placed[n] = true;
+          const Node &node = nodes[n];
+          net::Tree tree = leaf(node.kind, node.value);
+          tree.role = node.role;
+          id = book.add(tree);
         }
-        if (other % 3 != 0 || other / 3 == 0) {
-          *f.dest = book.add(leaf(TreeKind::Var, varName(f.from)));
-          continue;
-        }
-        uint32_t n = other / 3;
-        placed[n] = true;
-        const Node &node = nodes[n];
-        net::Tree tree = leaf(node.kind, node.value);
-        tree.role = node.role;
-        net::TreeId id = book.add(tree);
-        *f.dest = id;
-        if (net::isNodeKind(node.kind)) {
-          // Children are written once both are built; ids are stable indices.
-          ChildPair &slot = childSlots.emplace_back(id);
-          work.push_back({end(n, 2), &slot.snd});
-          work.push_back({end(n, 1), &slot.fst});
+        if (f.child == 0)
+          result = id;
+        else if (f.child == 1)
+          book[f.parent].fst = id;
+        else
+          book[f.parent].snd = id;
+        if (n != 0 && net::isNodeKind(nodes[n].kind)) {
+          work.push_back({end(n, 2), id, 2});
+          work.push_back({end(n, 1), id, 1});
         }
       }
       return result;
     };
-    childSlots.clear();
     def.root = treeAt(RootEnd);
     for (uint32_t n = 1; n < nodes.size(); ++n) {
       if (!nodes[n].alive || placed[n])
@@ -149,10 +156,6 @@ public:
       r.rhs = treeAt(end(n, 0));
       def.redexes.push_back(r);
     }
-    for (const ChildPair &slot : childSlots) {
-      book[slot.parent].fst = slot.fst;
-      book[slot.parent].snd = slot.snd;
-    }
     for (uint32_t n = 1; n < nodes.size(); ++n)
       if (nodes[n].alive && !placed[n])
         return false;
@@ -167,9 +170,10 @@ private:
     return t;
   }
 
-  struct ChildPair {
-    explicit ChildPair(net::TreeId p) : parent(p) {}
-    net::TreeId parent, fst, snd;
+  struct Frame {
+    End from;
+    net::TreeId parent;
+    unsigned child; // 0: the tree itself; 1 or 2: the parent's first or second child
   };
 
   /// a, b, ..., z, aa, ab, ...: the k-th name, most significant letter first.
@@ -185,19 +189,24 @@ private:
 
   std::vector<Node> nodes;
   std::vector<End> peers;
-  std::deque<ChildPair> childSlots; // a deque: slots stay where they are as it grows
+  // Scratch of `build`, kept between definitions.
+  std::vector<bool> placed;
+  std::vector<uint32_t> varNames;
+  llvm::SmallVector<Frame, 32> work;
 };
 
-/// Lowers one function into a NetGraph.
+/// Lowers functions into a NetGraph, one at a time, reusing its buffers.
 class Lowerer {
 public:
-  Lowerer(const Function &fn, net::Book &book)
-      : fn(fn), book(book), defEnd(fn.wireCount(), NoEnd), useEnd(fn.wireCount(), NoEnd) {}
+  explicit Lowerer(net::Book &book) : book(book) {}
 
-  NetGraph &lower() {
-    useEnd[fn.body.result] = RootEnd;
-    block(fn.body);
-    for (WireId w = 0; w < fn.wireCount(); ++w)
+  NetGraph &lower(const Function &f) {
+    g.reset();
+    defEnd.assign(f.wireCount(), NoEnd);
+    useEnd.assign(f.wireCount(), NoEnd);
+    useEnd[f.body.result] = RootEnd;
+    block(f.body);
+    for (WireId w = 0; w < f.wireCount(); ++w)
       if (defEnd[w] != NoEnd && useEnd[w] != NoEnd)
         g.connect(defEnd[w], useEnd[w]);
     return g;
@@ -295,7 +304,6 @@ private:
     block(arm);
   }
 
-  const Function &fn;
   net::Book &book;
   NetGraph g;
   std::vector<End> defEnd, useEnd;
@@ -319,9 +327,9 @@ bool lowerToNet(const Module &module, const NetOptions &options, net::Book &book
                 DiagnosticEngine &diags) {
   bool ok = true;
   std::vector<uint32_t> freshIds;
+  Lowerer lowerer(book);
   for (const Function &fn : module.functions) {
-    Lowerer lowerer(fn, book);
-    NetGraph &g = lowerer.lower();
+    NetGraph &g = lowerer.lower(fn);
     if (options.eta)
       g.etaReduce();
     net::Def def;

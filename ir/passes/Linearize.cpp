@@ -253,7 +253,12 @@ void linearizeVariables(Module &module) {
         out.push_back(std::move(dup));
       }
     };
+    auto needsMaking = [&](WireId w) { return w < originalWires && uses[w] != 1; };
     forEachBlock(fn.body, [&](Block &b) {
+      // Most blocks define only wires used once: they stay as they are.
+      if (llvm::none_of(b.params, needsMaking) &&
+          llvm::none_of(b.insts, [&](const Inst &i) { return llvm::any_of(i.outs, needsMaking); }))
+        return;
       std::vector<Inst> rebuilt;
       rebuilt.reserve(b.insts.size());
       for (WireId p : b.params)
