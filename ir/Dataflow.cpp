@@ -1,72 +1,97 @@
 #include "ir/Dataflow.h"
 
-#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace bendc::hir {
 
 BlockGraph::BlockGraph(Function &fn) {
   blocks.push_back(&fn.body);
   parent.push_back(-1);
-  children.emplace_back();
-  index[&fn.body] = 0;
+  fn.body.number = 0;
   for (size_t k = 0; k < blocks.size(); ++k) {
+    childBegin.push_back(unsigned(blocks.size()));
     for (Inst &i : blocks[k]->insts)
       for (auto &child : i.blocks) {
-        unsigned id = unsigned(blocks.size());
+        child->number = unsigned(blocks.size());
         blocks.push_back(child.get());
         parent.push_back(int(k));
-        children.emplace_back();
-        children[k].push_back(id);
-        index[child.get()] = id;
       }
   }
+  childBegin.push_back(unsigned(blocks.size()));
 }
 
+namespace {
+
+/// Sorts `ws` and drops repeats.
+void sortUnique(llvm::SmallVectorImpl<WireId> &ws) {
+  std::sort(ws.begin(), ws.end());
+  ws.erase(std::unique(ws.begin(), ws.end()), ws.end());
+}
+
+/// The wires `b` itself defines (its params and its instructions' outs),
+/// sorted.
+void definedIn(const Block &b, llvm::SmallVectorImpl<WireId> &out) {
+  out.assign(b.params.begin(), b.params.end());
+  for (const Inst &i : b.insts)
+    out.append(i.outs.begin(), i.outs.end());
+  sortUnique(out);
+}
+
+bool isIn(llvm::ArrayRef<WireId> sorted, WireId w) { return std::binary_search(sorted.begin(), sorted.end(), w); }
+
+} // namespace
+
 Liveness::Value Liveness::transfer(const Block &b, llvm::ArrayRef<const Value *> children) const {
-  llvm::DenseSet<WireId> defined(b.params.begin(), b.params.end());
+  Value used;
+  if (b.result != NoWire)
+    used.push_back(b.result);
   for (const Inst &i : b.insts)
-    defined.insert(i.outs.begin(), i.outs.end());
-  Value live;
-  auto add = [&](WireId w) {
-    if (w != NoWire && !defined.contains(w))
-      live.push_back(w);
-  };
-  add(b.result);
-  for (const Inst &i : b.insts)
-    for (WireId w : i.ins)
-      add(w);
+    used.append(i.ins.begin(), i.ins.end());
   for (const Value *c : children)
-    for (WireId w : *c)
-      add(w);
-  std::sort(live.begin(), live.end());
-  live.erase(std::unique(live.begin(), live.end()), live.end());
+    used.append(c->begin(), c->end());
+  sortUnique(used);
+  if (!used.empty() && used.back() == NoWire)
+    used.pop_back();
+  llvm::SmallVector<WireId, 8> defined;
+  definedIn(b, defined);
+  Value live;
+  std::set_difference(used.begin(), used.end(), defined.begin(), defined.end(), std::back_inserter(live));
   return live;
 }
 
-/// The uses in `b` itself, and those its children let escape.
+/// The uses in `b` itself, and those its children let escape, as (wire,
+/// count) pairs sorted by wire.
 static UseCounts::Value tally(const Block &b, llvm::ArrayRef<const UseCounts::Value *> children) {
-  UseCounts::Value counts;
+  UseCounts::Value uses;
   if (b.result != NoWire)
-    ++counts[b.result];
+    uses.push_back({b.result, 1});
   for (const Inst &i : b.insts)
     for (WireId w : i.ins)
-      ++counts[w];
+      uses.push_back({w, 1});
   for (const UseCounts::Value *c : children)
-    for (auto &[w, n] : *c)
-      counts[w] += n;
-  return counts;
+    uses.append(c->begin(), c->end());
+  llvm::sort(uses, [](const auto &x, const auto &y) { return x.first < y.first; });
+  // Merge the counts of each wire into its first pair.
+  size_t out = 0;
+  for (size_t k = 0; k < uses.size(); ++k) {
+    if (out > 0 && uses[out - 1].first == uses[k].first)
+      uses[out - 1].second += uses[k].second;
+    else
+      uses[out++] = uses[k];
+  }
+  uses.truncate(out);
+  return uses;
 }
 
 UseCounts::Value UseCounts::transfer(const Block &b, llvm::ArrayRef<const Value *> children) const {
   Value counts = tally(b, children);
   // What is defined here is counted here; only the rest flows up.
-  for (WireId p : b.params)
-    counts.erase(p);
-  for (const Inst &i : b.insts)
-    for (WireId w : i.outs)
-      counts.erase(w);
+  llvm::SmallVector<WireId, 8> defined;
+  definedIn(b, defined);
+  llvm::erase_if(counts, [&](const auto &wc) { return isIn(defined, wc.first); });
   return counts;
 }
 
@@ -77,25 +102,20 @@ std::vector<unsigned> useCounts(Function &fn) {
   std::vector<UseCounts::Value> escaping = solve(graph, UseCounts{});
   std::vector<unsigned> counts(fn.wireCount(), 0);
   llvm::SmallVector<const UseCounts::Value *, 4> children;
+  llvm::SmallVector<WireId, 8> defined;
   for (size_t b = 0; b < graph.blocks.size(); ++b) {
     const Block &block = *graph.blocks[b];
     children.clear();
-    for (unsigned c : graph.children[b])
+    for (unsigned c : graph.children(unsigned(b)))
       children.push_back(&escaping[c]);
-    UseCounts::Value here = tally(block, children);
-    auto settle = [&](WireId w) {
-      auto it = here.find(w);
-      if (w < counts.size() && it != here.end())
-        counts[w] += it->second;
-    };
-    for (WireId p : block.params)
-      settle(p);
-    for (const Inst &i : block.insts)
-      for (WireId w : i.outs)
-        settle(w);
+    // The uses of what this block defines are all in it or below it.
+    definedIn(block, defined);
+    for (auto [w, n] : tally(block, children))
+      if (w < counts.size() && isIn(defined, w))
+        counts[w] += n;
   }
   // Unscoped wires may be used outside the block that defines them.
-  for (auto &[w, n] : escaping[0])
+  for (auto [w, n] : escaping[0])
     if (w < counts.size())
       counts[w] += n;
   return counts;

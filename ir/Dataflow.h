@@ -18,22 +18,33 @@
 #include "ir/Hir.h"
 
 #include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/SmallVector.h"
 
-#include <deque>
+#include <utility>
 #include <vector>
 
 namespace bendc::hir {
 
-/// The blocks of one function, numbered parents first (0 is the body).
+/// The blocks of one function, numbered parents first (0 is the body). The
+/// blocks of one block's instructions get consecutive numbers, so a block's
+/// children are a range. Building the graph writes each block's number into
+/// it (`Block::number`).
 struct BlockGraph {
   std::vector<Block *> blocks;
-  std::vector<int> parent;                            // -1 for the body
-  std::vector<llvm::SmallVector<unsigned, 2>> children;
-  llvm::DenseMap<const Block *, unsigned> index;
+  std::vector<int> parent; // -1 for the body
 
   explicit BlockGraph(Function &fn);
+
+  /// The numbers of the blocks of `b`'s instructions.
+  llvm::iota_range<unsigned> children(unsigned b) const {
+    return llvm::seq(childBegin[b], childBegin[b + 1]);
+  }
+  /// The number of `b`, a block of this graph's function.
+  unsigned indexOf(const Block &b) const { return b.number; }
+
+private:
+  std::vector<unsigned> childBegin; // by block, and one past the last
 };
 
 enum class Direction { Up, Down };
@@ -49,19 +60,20 @@ std::vector<typename Analysis::Value> solve(const BlockGraph &graph, const Analy
   using Value = typename Analysis::Value;
   size_t n = graph.blocks.size();
   std::vector<Value> values(n, analysis.initial());
-  std::deque<unsigned> work;
-  std::vector<bool> queued(n, true);
+  // A first-in first-out queue: `work[head]` is next.
+  llvm::SmallVector<unsigned, 16> work;
+  size_t head = 0;
+  llvm::SmallVector<bool, 16> queued(n, true);
   // Seed in the order that lets a tree settle in one sweep.
   for (size_t k = 0; k < n; ++k)
     work.push_back(Analysis::direction == Direction::Up ? unsigned(n - 1 - k) : unsigned(k));
   llvm::SmallVector<const Value *, 4> inputs;
-  while (!work.empty()) {
-    unsigned b = work.front();
-    work.pop_front();
+  while (head < work.size()) {
+    unsigned b = work[head++];
     queued[b] = false;
     inputs.clear();
     if (Analysis::direction == Direction::Up) {
-      for (unsigned c : graph.children[b])
+      for (unsigned c : graph.children(b))
         inputs.push_back(&values[c]);
     } else if (graph.parent[b] >= 0) {
       inputs.push_back(&values[unsigned(graph.parent[b])]);
@@ -80,7 +92,7 @@ std::vector<typename Analysis::Value> solve(const BlockGraph &graph, const Analy
       if (graph.parent[b] >= 0)
         enqueue(unsigned(graph.parent[b]));
     } else {
-      for (unsigned c : graph.children[b])
+      for (unsigned c : graph.children(b))
         enqueue(c);
     }
   }
@@ -97,9 +109,10 @@ struct Liveness {
 };
 
 /// Use counts: how many times each wire is used in a block and the blocks
-/// inside it; the body's value counts the whole function.
+/// inside it and not defined there, as (wire, count) pairs sorted by wire;
+/// the body's value counts the unscoped wires used outside their block.
 struct UseCounts {
-  using Value = llvm::DenseMap<WireId, unsigned>;
+  using Value = llvm::SmallVector<std::pair<WireId, unsigned>, 4>;
   static constexpr Direction direction = Direction::Up;
   Value initial() const { return Value(); }
   Value transfer(const Block &b, llvm::ArrayRef<const Value *> children) const;

@@ -102,6 +102,8 @@ struct Block {
   llvm::SmallVector<WireId, 2> params;
   std::vector<Inst> insts;
   WireId result = NoWire;
+  /// Its number in the last BlockGraph built over its function.
+  uint32_t number = 0;
 
   Block() = default;
   Block(Block &&) noexcept = default;

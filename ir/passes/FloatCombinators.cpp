@@ -15,6 +15,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace bendc::hir {
 
@@ -100,11 +101,13 @@ struct SharedState {
 class Floater {
 public:
   Floater(Module &module, Function &fn, std::vector<Function> &made, SharedState &shared)
-      : module(module), fn(fn), made(made), shared(shared), graph(fn) {}
+      : module(module), fn(fn), made(made), shared(shared) {}
 
   void run() {
-    live = liveInputs(graph);
-    subtrees = solve(graph, Subtree{&fn});
+    infos.assign(fn.wireCount(), TermInfo());
+    graph.emplace(fn);
+    live = liveInputs(*graph);
+    subtrees = solve(*graph, Subtree{&fn});
     defSize = 0;
     forEachInst(fn.body, [&](Inst &i) { defSize += baseSize(i); });
     indexAll();
@@ -112,13 +115,15 @@ public:
   }
 
   void indexAll() {
+    producer.assign(fn.wireCount(), Site());
+    safeMemo.assign(fn.wireCount(), -1);
     forEachBlock(fn.body, [&](Block &b) { indexBlock(b); });
   }
 
 private:
   struct Site {
-    Block *block;
-    unsigned index;
+    Block *block = nullptr;
+    unsigned index = 0;
   };
 
   void indexBlock(Block &b) {
@@ -127,11 +132,17 @@ private:
         producer[w] = {&b, k};
   }
 
+  /// Where `w` is made, if by an instruction of this function as it was
+  /// indexed (wires made since have no producer here).
+  const Site *producerOf(WireId w) const {
+    return w < producer.size() && producer[w].block ? &producer[w] : nullptr;
+  }
+
   Inst *childProducer(Block &b, WireId w) {
-    auto it = producer.find(w);
-    if (it == producer.end() || it->second.block != &b)
+    const Site *site = producerOf(w);
+    if (!site || site->block != &b)
       return nullptr;
-    Inst &p = b.insts[it->second.index];
+    Inst &p = b.insts[site->index];
     if (p.outs.size() != 1)
       return nullptr; // a dup or untup: its outputs are variables
     return &p;
@@ -200,7 +211,7 @@ private:
     // Nested blocks.
     for (auto &nested : i.blocks) {
       visitBlockRoots(*nested);
-      unsigned index = graph.index[nested.get()];
+      unsigned index = graph->indexOf(*nested);
       info.free.append(live[index].begin(), live[index].end());
       info.size += subtrees[index].size;
       info.unscoped |= subtrees[index].unscoped;
@@ -228,13 +239,15 @@ private:
     if (i.kind == InstKind::Swi)
       for (auto &arm : i.blocks)
         maybeFloatArm(*arm);
-    return infos[&i] = std::move(info);
+    if (i.outs.size() != 1)
+      return unnamed = std::move(info); // a binding or an erasure: no parent reads it
+    return infoOf(i.outs[0]) = std::move(info);
   }
 
   /// Floats the term at `c` if it is a combinator that should float; returns
   /// the size that left.
   unsigned maybeFloat(Block &b, Inst &c) {
-    const TermInfo &ci = infos[&c];
+    const TermInfo &ci = infoOf(c.outs[0]);
     if (!isCombinator(c, ci) || ci.size == 0)
       return 0;
     bool safe = termSafe(b, c);
@@ -267,8 +280,9 @@ private:
   /// applications, operators and switches of safe parts; safe λs; references
   /// to constructors and to safe definitions. A variable is never safe.
   bool termSafe(Block &b, Inst &i) {
-    if (auto it = safeMemo.find(&i); it != safeMemo.end())
-      return it->second;
+    // Asked only of instructions with one out (terms, not bindings).
+    if (int8_t memo = memoOf(i.outs[0]); memo >= 0)
+      return memo;
     bool safe = false;
     bool childrenSafe = llvm::all_of(i.ins, [&](WireId w) {
       Inst *c = childProducer(b, w);
@@ -289,7 +303,8 @@ private:
     case InstKind::Ref: safe = refSafe(i.ref); break;
     default: break;
     }
-    return safeMemo[&i] = safe;
+    memoOf(i.outs[0]) = safe;
+    return safe;
   }
 
   /// A block as a λ chain over its params: safe when it returns one of the
@@ -366,9 +381,9 @@ private:
       if (!members.insert(i).second)
         continue;
       for (WireId w : i->ins) {
-        auto it = producer.find(w);
-        if (it != producer.end() && it->second.block == &b)
-          stack.push_back(&b.insts[it->second.index]);
+        const Site *site = producerOf(w);
+        if (site && site->block == &b)
+          stack.push_back(&b.insts[site->index]);
       }
     }
     Function g = newFunction();
@@ -387,18 +402,18 @@ private:
         i.kind = InstKind::Era;
       }
     Inst ref(InstKind::Ref, g.loc);
-    ref.ref = module.save(g.name);
+    ref.ref = g.name; // saved by newFunction
     ref.outs = {out};
     root = std::move(ref);
-    infos[&root] = TermInfo{{}, {out}, 0};
-    safeMemo[&root] = safe;
+    infoOf(out) = TermInfo{{}, {out}, 0};
+    memoOf(out) = safe;
     shared.combinatorSafe[g.name] = safe;
     made.push_back(std::move(g));
     dropTombstones(made.back().body);
   }
 
   void maybeFloatArm(Block &arm) {
-    unsigned index = graph.index[&arm];
+    unsigned index = graph->indexOf(arm);
     if (!live[index].empty() || subtrees[index].unscoped)
       return; // not closed
     unsigned size = subtrees[index].size;
@@ -431,7 +446,7 @@ private:
     // The arm applies the reference to fresh params of its own.
     Block replaced;
     Inst ref(InstKind::Ref, g.loc);
-    ref.ref = module.save(g.name);
+    ref.ref = g.name; // saved by newFunction
     WireId acc = fn.newWire("r");
     ref.outs = {acc};
     replaced.insts.push_back(std::move(ref));
@@ -518,12 +533,25 @@ private:
   Function &fn;
   std::vector<Function> &made;
   SharedState &shared;
-  BlockGraph graph;
+  std::optional<BlockGraph> graph; // made by run(); a probe needs none
   std::vector<Liveness::Value> live;
   std::vector<Subtree::Value> subtrees; // by block, as of the start
-  llvm::DenseMap<WireId, Site> producer;
-  llvm::DenseMap<Inst *, TermInfo> infos;
-  llvm::DenseMap<Inst *, bool> safeMemo;
+  std::vector<Site> producer; // by wire
+  // By the out wire of the instruction they are about.
+  std::vector<TermInfo> infos;
+  TermInfo unnamed;             // of the last instruction without one out
+  std::vector<int8_t> safeMemo; // -1: not judged yet
+
+  TermInfo &infoOf(WireId w) {
+    if (w >= infos.size())
+      infos.resize(w + 1);
+    return infos[w];
+  }
+  int8_t &memoOf(WireId w) {
+    if (w >= safeMemo.size())
+      safeMemo.resize(w + 1, -1);
+    return safeMemo[w];
+  }
   unsigned defSize = 0;
   unsigned nameCounter = 0;
 };

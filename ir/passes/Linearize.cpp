@@ -30,7 +30,6 @@ void linearizeMatches(Module &module, MatchLinearization level) {
     return;
   for (Function &fn : module.functions) {
     BlockGraph graph(fn);
-    std::vector<Liveness::Value> live = liveInputs(graph);
     // Switches in the order blocks were numbered (parents first), then
     // reversed: inner switches move their variables first, which leaves the
     // live inputs of the outer arms as they were computed.
@@ -39,11 +38,14 @@ void linearizeMatches(Module &module, MatchLinearization level) {
       for (Inst &i : graph.blocks[b]->insts)
         if (i.kind == InstKind::Swi || i.kind == InstKind::Match)
           switches.emplace_back(&i, unsigned(b));
+    if (switches.empty())
+      continue;
+    std::vector<Liveness::Value> live = liveInputs(graph);
     for (auto it = switches.rbegin(); it != switches.rend(); ++it) {
       Inst &swi = *it->first;
       llvm::SmallVector<WireId, 8> vars;
       for (auto &arm : swi.blocks)
-        for (WireId w : live[graph.index[arm.get()]])
+        for (WireId w : live[graph.indexOf(*arm)])
           if (!fn.unscoped[w])
             vars.push_back(w);
       if (level == MatchLinearization::Alt) {

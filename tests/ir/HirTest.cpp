@@ -125,8 +125,8 @@ TEST_CASE("liveness gives an arm the outer variables it uses") {
   std::vector<Liveness::Value> live = liveInputs(graph);
   Inst *swi = findFirst(main, InstKind::Swi);
   REQUIRE(swi);
-  auto &zero = live[graph.index[swi->blocks[0].get()]];
-  auto &succ = live[graph.index[swi->blocks[1].get()]];
+  auto &zero = live[graph.indexOf(*swi->blocks[0])];
+  auto &succ = live[graph.indexOf(*swi->blocks[1])];
   REQUIRE(zero.size() == 1);
   CHECK(main.wireNames[zero[0]] == "y");
   REQUIRE(succ.size() == 1);
