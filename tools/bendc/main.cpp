@@ -25,6 +25,9 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <atomic>
 #include <cinttypes>
 #include <csignal>
@@ -306,6 +309,13 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
 } // namespace
 
 int main(int argc, char **argv) {
+#if defined(__GLIBC__)
+  // Compiling runs on threads of its own (for their deep stacks). glibc
+  // would give each thread a malloc arena of its own, and such an arena
+  // grows a page at a time, one system call each: 1.3 ms of a 5 ms compile.
+  // The main arena grows in large steps.
+  mallopt(M_ARENA_MAX, 1);
+#endif
   // Give `--stats` to bendc: LLVM's own statistics switch is renamed and hidden.
   if (cl::Option *llvmStats = cl::getRegisteredOptions().lookup("stats")) {
     llvmStats->setArgStr("llvm-stats");
