@@ -573,6 +573,7 @@ void floatCombinators(Module &module) {
     for (Function &g : mine)
       made.push_back(std::move(g));
   }
+  module.functions.reserve(module.functions.size() + made.size());
   for (Function &g : made)
     module.functions.push_back(std::move(g));
 }
