@@ -34,6 +34,12 @@ void expandMatches(Module &module);
 /// wire never used is erased. Afterwards every wire is used exactly once.
 void linearizeVariables(Module &module);
 
+/// The three passes above, run function by function (each function goes
+/// through all three while its instructions are in cache): the same module
+/// as running linearizeMatches, expandMatches and linearizeVariables one
+/// after the other.
+void linearizeEachFunction(Module &module, MatchLinearization level);
+
 /// Float combinators: closed subterms that could run eagerly — any but the
 /// simplest λs, applications of definitions, switch arms — become new
 /// definitions `<name>__C<k>`, so they are only built when a reference to them

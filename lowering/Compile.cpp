@@ -112,11 +112,18 @@ public:
       return;
     // Unreachable definitions go first: the prelude is large, and what main
     // never reaches need not be compiled at all.
-    if (!pass("prune", [&] { hir::pruneDefinitions(m, /*keepUserDefinitions=*/!options.prune); }) ||
-        !pass("linearize-matches", [&] { hir::linearizeMatches(m, options.linearizeMatches); }) ||
-        !pass("expand-matches", [&] { hir::expandMatches(m); }) ||
-        !pass("linearize-variables", [&] { hir::linearizeVariables(m); }))
+    if (!pass("prune", [&] { hir::pruneDefinitions(m, /*keepUserDefinitions=*/!options.prune); }))
       return;
+    if (options.verifyEachPass) {
+      if (!pass("linearize-matches", [&] { hir::linearizeMatches(m, options.linearizeMatches); }) ||
+          !pass("expand-matches", [&] { hir::expandMatches(m); }) ||
+          !pass("linearize-variables", [&] { hir::linearizeVariables(m); }))
+        return;
+    } else if (!pass("linearize (matches, expand matches, variables)",
+                     [&] { hir::linearizeEachFunction(m, options.linearizeMatches); })) {
+      // The same three passes, function by function.
+      return;
+    }
     if (options.floatCombinators && !pass("float-combinators", [&] { hir::floatCombinators(m); }))
       return;
     if (options.merge && !pass("merge", [&] { hir::mergeDefinitions(m); }))

@@ -25,10 +25,10 @@ void boundAround(const Block &block, llvm::SmallVectorImpl<WireId> &out) {
 
 } // namespace
 
-void linearizeMatches(Module &module, MatchLinearization level) {
-  if (level == MatchLinearization::Disabled)
-    return;
-  for (Function &fn : module.functions) {
+namespace {
+
+void linearizeMatchesIn(Function &fn, MatchLinearization level) {
+  {
     BlockGraph graph(fn);
     // Switches in the order blocks were numbered (parents first), then
     // reversed: inner switches move their variables first, which leaves the
@@ -39,7 +39,7 @@ void linearizeMatches(Module &module, MatchLinearization level) {
         if (i.kind == InstKind::Swi || i.kind == InstKind::Match)
           switches.emplace_back(&i, unsigned(b));
     if (switches.empty())
-      continue;
+      return;
     std::vector<Liveness::Value> live = liveInputs(graph);
     for (auto it = switches.rbegin(); it != switches.rend(); ++it) {
       Inst &swi = *it->first;
@@ -86,6 +86,15 @@ void linearizeMatches(Module &module, MatchLinearization level) {
       swi.ins.append(vars.begin(), vars.end());
     }
   }
+}
+
+} // namespace
+
+void linearizeMatches(Module &module, MatchLinearization level) {
+  if (level == MatchLinearization::Disabled)
+    return;
+  for (Function &fn : module.functions)
+    linearizeMatchesIn(fn, level);
   if (level == MatchLinearization::Enabled)
     module.invariants.matchesLinearized = true;
 }
@@ -192,24 +201,34 @@ void expandMatch(Function &fn, bool scott, Inst &&match, std::vector<Inst> &out)
 
 } // namespace
 
-void expandMatches(Module &module) {
-  for (Function &fn : module.functions)
-    forEachBlock(fn.body, [&](Block &b) {
-      if (llvm::none_of(b.insts, [](const Inst &i) { return i.kind == InstKind::Match; }))
-        return;
-      std::vector<Inst> rebuilt;
-      for (Inst &i : b.insts) {
-        if (i.kind == InstKind::Match)
-          expandMatch(fn, module.scott, std::move(i), rebuilt);
-        else
-          rebuilt.push_back(std::move(i));
-      }
-      b.insts = std::move(rebuilt);
-    });
+namespace {
+
+void expandMatchesIn(Function &fn, bool scott) {
+  forEachBlock(fn.body, [&](Block &b) {
+    if (llvm::none_of(b.insts, [](const Inst &i) { return i.kind == InstKind::Match; }))
+      return;
+    std::vector<Inst> rebuilt;
+    for (Inst &i : b.insts) {
+      if (i.kind == InstKind::Match)
+        expandMatch(fn, scott, std::move(i), rebuilt);
+      else
+        rebuilt.push_back(std::move(i));
+    }
+    b.insts = std::move(rebuilt);
+  });
 }
 
-void linearizeVariables(Module &module) {
-  for (Function &fn : module.functions) {
+} // namespace
+
+void expandMatches(Module &module) {
+  for (Function &fn : module.functions)
+    expandMatchesIn(fn, module.scott);
+}
+
+namespace {
+
+void linearizeVariablesIn(Function &fn) {
+  {
     std::vector<unsigned> uses = useCounts(fn);
     unsigned originalWires = fn.wireCount();
     // A wire used n > 1 times gets n copies, handed to its uses in order:
@@ -274,6 +293,25 @@ void linearizeVariables(Module &module) {
       b.insts = std::move(rebuilt);
     });
   }
+}
+
+} // namespace
+
+void linearizeVariables(Module &module) {
+  for (Function &fn : module.functions)
+    linearizeVariablesIn(fn);
+  module.invariants.linear = true;
+}
+
+void linearizeEachFunction(Module &module, MatchLinearization level) {
+  for (Function &fn : module.functions) {
+    if (level != MatchLinearization::Disabled)
+      linearizeMatchesIn(fn, level);
+    expandMatchesIn(fn, module.scott);
+    linearizeVariablesIn(fn);
+  }
+  if (level == MatchLinearization::Enabled)
+    module.invariants.matchesLinearized = true;
   module.invariants.linear = true;
 }
 

@@ -11,8 +11,8 @@ if(NOT out STREQUAL plain_out)
   message(FATAL_ERROR "--time-phases changed the output:\n${plain_out}\nversus\n${out}")
 endif()
 foreach(phase "bendc compile phases" "Parsing" "Resolving names and imports" "Desugaring to Core"
-              "Type checking" "Recovering sharing" "Core to HIR" "prune" "linearize-matches"
-              "expand-matches" "linearize-variables" "float-combinators" "expand-main"
+              "Type checking" "Recovering sharing" "Core to HIR" "prune" "linearize"
+              "float-combinators" "expand-main"
               "HIR to nets" "Polarizing the book" "Total")
   string(FIND "${err}" "${phase}" at)
   if(at EQUAL -1)
