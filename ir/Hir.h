@@ -153,7 +153,9 @@ struct Invariants {
 struct Module {
   bool scott = false; // ADTs are Scott-encoded (else NumScott)
   llvm::BumpPtrAllocator arena;
-  llvm::UniqueStringSaver strings{arena};
+  /// The names the module keeps (of functions, and those passes make):
+  /// copied, not uniqued, as each is saved about once.
+  llvm::StringSaver strings{arena};
   std::vector<Function> functions;
   llvm::StringMap<unsigned> constructors; // ADT constructors and their field counts
   /// Definitions written directly as nets (`hvm name: ...`), with the names
