@@ -328,6 +328,14 @@ bool lowerToNet(const Module &module, const NetOptions &options, net::Book &book
   bool ok = true;
   std::vector<uint32_t> freshIds;
   Lowerer lowerer(book);
+  // Programs come to about one tree per wire (a node, or the two leaves of
+  // a variable for the two wires a dup makes of one): room for them at once
+  // rather than growing (and copying) the trees as they come.
+  size_t wires = 0;
+  for (const Function &fn : module.functions)
+    wires += fn.wireCount();
+  book.trees.reserve(book.trees.size() + wires + wires / 4);
+  book.defs.reserve(book.defs.size() + module.functions.size());
   for (const Function &fn : module.functions) {
     NetGraph &g = lowerer.lower(fn);
     if (options.eta)
