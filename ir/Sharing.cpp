@@ -52,19 +52,24 @@ public:
     for (const AdtInfo &adt : program.adts)
       for (const AdtInfo::Ctr &c : adt.ctrs)
         ctrFields[c.name] = unsigned(c.fields.size());
-    for (const Definition &d : program.defs) {
-      arity[d.name] = arityOf(d.body);
-      numeric[d.name] = true;
-      Scopes scopes;
+    size_t n = program.defs.size();
+    arity.resize(n);
+    numeric.assign(n, true);
+    llvm::SmallVector<bool, 0> proven(n, false); // by the type checker
+    Scopes scopes;
+    for (size_t id = 0; id < n; ++id) {
+      const Definition &d = program.defs[id];
+      idOf[d.name] = unsigned(id);
+      arity[id] = arityOf(d.body);
+      proven[id] = program.plainResults.contains(d.name);
+      scopes.clear();
       findNumericVariables(d.body, scopes, false);
     }
     for (bool changed = true; changed;) {
       changed = false;
-      for (const Definition &d : program.defs) {
-        bool &known = numeric[d.name];
-        if (known && !program.plainResults.contains(d.name) &&
-            !isPlain(stripLams(d.body, arity[d.name]))) {
-          known = false;
+      for (size_t id = 0; id < n; ++id) {
+        if (numeric[id] && !proven[id] && !isPlain(stripLams(program.defs[id].body, arity[id]))) {
+          numeric[id] = false;
           changed = true;
         }
       }
@@ -239,15 +244,16 @@ private:
   }
 
   bool callIsPlain(llvm::StringRef name, unsigned args) const {
-    auto a = arity.find(name);
-    if (a == arity.end() || a->second != args)
-      return false;
-    return numeric.lookup(name);
+    auto id = idOf.find(name);
+    return id != idOf.end() && arity[id->second] == args && numeric[id->second];
   }
 
   const Program &program;
-  llvm::StringMap<unsigned> arity;
-  llvm::StringMap<bool> numeric;
+  llvm::StringMap<unsigned> idOf; // a definition's place in program.defs
+  // By definition: how many λs lead its body, and whether it returns plain
+  // data when given that many arguments.
+  std::vector<unsigned> arity;
+  std::vector<bool> numeric;
   llvm::StringMap<unsigned> ctrFields; // constructors: how many fields
   bool settled = false;
   mutable llvm::DenseMap<const Term *, bool> memo;
@@ -272,8 +278,11 @@ struct Node {
 
 class DefinitionSharing {
 public:
-  DefinitionSharing(Program &program, const PlainValues &numbers, Term **body, unsigned &counter)
-      : program(program), numbers(numbers), body(body), counter(counter) {}
+  DefinitionSharing(Program &program, const PlainValues &numbers, unsigned &counter)
+      : program(program), numbers(numbers), counter(counter) {}
+
+  /// The definition body to work on next; the buffers serve every one.
+  void start(Term **definitionBody) { body = definitionBody; }
 
   /// Shares one repeated subterm; false when none qualifies.
   bool shareOne() {
@@ -600,7 +609,7 @@ private:
 
   Program &program;
   const PlainValues &numbers;
-  Term **body;
+  Term **body = nullptr;
   unsigned &counter;
   std::vector<Node> nodes;
   llvm::StringMap<llvm::SmallVector<std::pair<int, unsigned>, 4>> scopes;
@@ -615,10 +624,11 @@ SharingStats recoverSharing(Program &program) {
   if (numbers.hasSuperposition)
     return stats; // rule 6
   unsigned counter = 0;
+  DefinitionSharing sharing(program, numbers, counter);
   for (Definition &d : program.defs) {
     if (d.builtin)
       continue;
-    DefinitionSharing sharing(program, numbers, &d.body, counter);
+    sharing.start(&d.body);
     // Each rewrite can reveal another (a shared term inside a shared term).
     for (unsigned round = 0; round < 1000 && sharing.shareOne(); ++round)
       ++stats.shared;

@@ -264,11 +264,24 @@ void mergeDefinitions(Module &module) {
 }
 
 void pruneDefinitions(Module &module, bool keepUserDefinitions) {
-  llvm::StringSet<> reached;
-  llvm::SmallVector<llvm::StringRef, 16> work;
+  // Functions by their place in the module; other names (definitions
+  // written as nets) by name.
+  llvm::StringMap<unsigned> position;
+  for (unsigned k = 0; k < module.functions.size(); ++k)
+    position.try_emplace(module.functions[k].name, k);
+  std::vector<bool> reachedFunction(module.functions.size(), false);
+  llvm::StringSet<> reachedOther;
+  llvm::SmallVector<unsigned, 16> work;   // functions to visit
+  llvm::SmallVector<llvm::StringRef, 4> nets; // net definitions to visit
   auto reach = [&](llvm::StringRef name) {
-    if (reached.insert(name).second)
-      work.push_back(name);
+    auto it = position.find(name);
+    if (it == position.end()) {
+      if (reachedOther.insert(name).second)
+        nets.push_back(name);
+    } else if (!reachedFunction[it->second]) {
+      reachedFunction[it->second] = true;
+      work.push_back(it->second);
+    }
   };
   reach(module.entry);
   for (Function &fn : module.functions)
@@ -277,26 +290,39 @@ void pruneDefinitions(Module &module, bool keepUserDefinitions) {
   for (llvm::StringRef name : module.userNetDefinitions)
     if (keepUserDefinitions)
       reach(name);
-  llvm::StringMap<Function *> byName;
-  for (Function &fn : module.functions)
-    byName[fn.name] = &fn;
-  while (!work.empty()) {
-    llvm::StringRef name = work.pop_back_val();
-    if (auto net = module.netReferences.find(name); net != module.netReferences.end())
+  while (!work.empty() || !nets.empty()) {
+    if (!nets.empty()) {
+      llvm::StringRef name = nets.pop_back_val();
+      if (auto net = module.netReferences.find(name); net != module.netReferences.end())
+        for (llvm::StringRef r : net->second)
+          reach(r);
+      continue;
+    }
+    Function &fn = module.functions[work.pop_back_val()];
+    // A function may share its name with a net definition, which then goes too.
+    if (auto net = module.netReferences.find(fn.name); net != module.netReferences.end())
       for (llvm::StringRef r : net->second)
         reach(r);
-    Function *fn = byName.lookup(name);
-    if (!fn)
-      continue;
-    forEachInst(fn->body, [&](Inst &i) {
+    forEachInst(fn.body, [&](Inst &i) {
       if (i.kind == InstKind::Ref)
         reach(i.ref);
     });
   }
-  llvm::erase_if(module.functions, [&](const Function &fn) { return !reached.contains(fn.name); });
+  auto reached = [&](llvm::StringRef name) {
+    auto it = position.find(name);
+    return it == position.end() ? reachedOther.contains(name) : bool(reachedFunction[it->second]);
+  };
+  size_t kept = 0;
+  for (size_t k = 0; k < module.functions.size(); ++k)
+    if (reachedFunction[k]) {
+      if (kept != k)
+        module.functions[kept] = std::move(module.functions[k]);
+      ++kept;
+    }
+  module.functions.erase(module.functions.begin() + long(kept), module.functions.end());
   for (auto it = module.netReferences.begin(); it != module.netReferences.end();) {
     auto next = std::next(it);
-    if (!reached.contains(it->first()))
+    if (!reached(it->first()))
       module.netReferences.erase(it);
     it = next;
   }
