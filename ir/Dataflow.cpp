@@ -7,7 +7,10 @@
 
 namespace bendc::hir {
 
-BlockGraph::BlockGraph(Function &fn) {
+void BlockGraph::build(Function &fn) {
+  blocks.clear();
+  parent.clear();
+  childBegin.clear();
   blocks.push_back(&fn.body);
   parent.push_back(-1);
   fn.body.number = 0;

@@ -34,7 +34,10 @@ struct BlockGraph {
   std::vector<Block *> blocks;
   std::vector<int> parent; // -1 for the body
 
-  explicit BlockGraph(Function &fn);
+  BlockGraph() = default;
+  explicit BlockGraph(Function &fn) { build(fn); }
+  /// Numbers the blocks of `fn`, reusing this graph's buffers.
+  void build(Function &fn);
 
   /// The numbers of the blocks of `b`'s instructions.
   llvm::iota_range<unsigned> children(unsigned b) const {
@@ -55,11 +58,13 @@ enum class Direction { Up, Down };
 ///   Value initial() const;                    // every block's starting value
 ///   Value transfer(const Block &b, llvm::ArrayRef<const Value *> inputs) const;
 /// `inputs` are the children's values (Up) or the parent's, if any (Down).
+/// Puts the fixpoint in `values`, by block number (its buffer reused).
 template <typename Analysis>
-std::vector<typename Analysis::Value> solve(const BlockGraph &graph, const Analysis &analysis) {
+void solve(const BlockGraph &graph, const Analysis &analysis,
+           std::vector<typename Analysis::Value> &values) {
   using Value = typename Analysis::Value;
   size_t n = graph.blocks.size();
-  std::vector<Value> values(n, analysis.initial());
+  values.assign(n, analysis.initial());
   // A first-in first-out queue: `work[head]` is next.
   llvm::SmallVector<unsigned, 16> work;
   size_t head = 0;
@@ -96,6 +101,13 @@ std::vector<typename Analysis::Value> solve(const BlockGraph &graph, const Analy
         enqueue(c);
     }
   }
+}
+
+/// The fixpoint, by block number.
+template <typename Analysis>
+std::vector<typename Analysis::Value> solve(const BlockGraph &graph, const Analysis &analysis) {
+  std::vector<typename Analysis::Value> values;
+  solve(graph, analysis, values);
   return values;
 }
 

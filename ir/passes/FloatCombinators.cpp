@@ -15,7 +15,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <algorithm>
-#include <optional>
+#include <memory>
 
 namespace bendc::hir {
 
@@ -91,23 +91,46 @@ struct Subtree {
   }
 };
 
+/// Where a wire is made: an instruction of a block.
+struct Site {
+  Block *block = nullptr;
+  unsigned index = 0;
+};
+
+/// The buffers a Floater works in, kept from one function to the next.
+struct Scratch {
+  BlockGraph graph;
+  std::vector<Liveness::Value> live;
+  std::vector<Subtree::Value> subtrees; // by block, as of the start
+  std::vector<Site> producer;           // by wire
+  std::vector<TermInfo> infos;          // by the out wire of the instruction they are about
+  std::vector<int8_t> safeMemo;         // likewise; -1: not judged yet
+};
+
 /// What the functions of one module share while floating.
 struct SharedState {
   llvm::StringMap<bool> combinatorSafe; // the functions made so far
   llvm::StringSet<> seen;               // references being judged (cycles are unsafe)
   llvm::StringMap<bool> functionSafe;   // judged once per definition
+  /// Buffers of the probes judging other definitions, by how deep a probe
+  /// is nested in others.
+  std::vector<std::unique_ptr<Scratch>> probes;
+  unsigned probeDepth = 0;
 };
 
 class Floater {
 public:
-  Floater(Module &module, Function &fn, std::vector<Function> &made, SharedState &shared)
-      : module(module), fn(fn), made(made), shared(shared) {}
+  Floater(Module &module, Function &fn, std::vector<Function> &made, SharedState &shared,
+          Scratch &scratch)
+      : module(module), fn(fn), made(made), shared(shared), graph(scratch.graph),
+        live(scratch.live), subtrees(scratch.subtrees), producer(scratch.producer),
+        infos(scratch.infos), safeMemo(scratch.safeMemo) {}
 
   void run() {
     infos.assign(fn.wireCount(), TermInfo());
-    graph.emplace(fn);
-    live = liveInputs(*graph);
-    subtrees = solve(*graph, Subtree{&fn});
+    graph.build(fn);
+    solve(graph, Liveness{}, live);
+    solve(graph, Subtree{&fn}, subtrees);
     defSize = 0;
     forEachInst(fn.body, [&](Inst &i) { defSize += baseSize(i); });
     indexAll();
@@ -121,11 +144,6 @@ public:
   }
 
 private:
-  struct Site {
-    Block *block = nullptr;
-    unsigned index = 0;
-  };
-
   void indexBlock(Block &b) {
     for (unsigned k = 0; k < b.insts.size(); ++k)
       for (WireId w : b.insts[k].outs)
@@ -211,7 +229,7 @@ private:
     // Nested blocks.
     for (auto &nested : i.blocks) {
       visitBlockRoots(*nested);
-      unsigned index = graph->indexOf(*nested);
+      unsigned index = graph.indexOf(*nested);
       info.free.append(live[index].begin(), live[index].end());
       info.size += subtrees[index].size;
       info.unscoped |= subtrees[index].unscoped;
@@ -347,11 +365,14 @@ private:
         safe = r && f->body.insts.size() == countTerm(f->body, *r) && termSafe(f->body, *r);
       } else {
         std::vector<Function> none;
-        Floater probe(module, *f, none, shared);
+        if (shared.probes.size() <= shared.probeDepth)
+          shared.probes.push_back(std::make_unique<Scratch>());
+        Floater probe(module, *f, none, shared, *shared.probes[shared.probeDepth++]);
         probe.indexAll();
         Inst *r = probe.childProducer(f->body, f->body.result);
         safe = r && f->body.insts.size() == probe.countTerm(f->body, *r) &&
                probe.termSafe(f->body, *r);
+        --shared.probeDepth;
       }
     }
     shared.seen.erase(name);
@@ -413,7 +434,7 @@ private:
   }
 
   void maybeFloatArm(Block &arm) {
-    unsigned index = graph->indexOf(arm);
+    unsigned index = graph.indexOf(arm);
     if (!live[index].empty() || subtrees[index].unscoped)
       return; // not closed
     unsigned size = subtrees[index].size;
@@ -533,14 +554,14 @@ private:
   Function &fn;
   std::vector<Function> &made;
   SharedState &shared;
-  std::optional<BlockGraph> graph; // made by run(); a probe needs none
-  std::vector<Liveness::Value> live;
-  std::vector<Subtree::Value> subtrees; // by block, as of the start
-  std::vector<Site> producer; // by wire
-  // By the out wire of the instruction they are about.
-  std::vector<TermInfo> infos;
-  TermInfo unnamed;             // of the last instruction without one out
-  std::vector<int8_t> safeMemo; // -1: not judged yet
+  // The scratch's buffers (see Scratch); a probe uses only the last three.
+  BlockGraph &graph;
+  std::vector<Liveness::Value> &live;
+  std::vector<Subtree::Value> &subtrees;
+  std::vector<Site> &producer;
+  std::vector<TermInfo> &infos;
+  std::vector<int8_t> &safeMemo;
+  TermInfo unnamed; // of the last instruction without one out
 
   TermInfo &infoOf(WireId w) {
     if (w >= infos.size())
@@ -561,13 +582,14 @@ private:
 void floatCombinators(Module &module) {
   std::vector<Function> made;
   SharedState shared;
+  Scratch scratch;
   size_t count = module.functions.size();
   for (size_t k = 0; k < count; ++k) {
     Function &fn = module.functions[k];
     if (fn.name == module.entry)
       continue;
     std::vector<Function> mine;
-    Floater f(module, fn, mine, shared);
+    Floater f(module, fn, mine, shared, scratch);
     f.run();
     f.dropDead();
     for (Function &g : mine)
