@@ -43,7 +43,9 @@ void definedIn(const Block &b, llvm::SmallVectorImpl<WireId> &out) {
   sortUnique(out);
 }
 
-bool isIn(llvm::ArrayRef<WireId> sorted, WireId w) { return std::binary_search(sorted.begin(), sorted.end(), w); }
+bool isIn(llvm::ArrayRef<WireId> sorted, WireId w) {
+  return std::binary_search(sorted.begin(), sorted.end(), w);
+}
 
 } // namespace
 
@@ -61,7 +63,8 @@ Liveness::Value Liveness::transfer(const Block &b, llvm::ArrayRef<const Value *>
   llvm::SmallVector<WireId, 8> defined;
   definedIn(b, defined);
   Value live;
-  std::set_difference(used.begin(), used.end(), defined.begin(), defined.end(), std::back_inserter(live));
+  std::set_difference(used.begin(), used.end(), defined.begin(), defined.end(),
+                      std::back_inserter(live));
   return live;
 }
 

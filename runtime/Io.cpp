@@ -646,7 +646,8 @@ struct IoSession::Impl {
 
   /// Whether an inspected result is `IO/Call(magic, name, argument, cont)`.
   bool isCall(const Inspected &in) {
-    if (failed || !in.hasTag || num::u24Of(numOf(in.tag)) != IoCall || in.args.size() != 4 || !isCon(in.args[0]))
+    if (failed || !in.hasTag || num::u24Of(numOf(in.tag)) != IoCall || in.args.size() != 4 ||
+        !isCon(in.args[0]))
       return false;
     Term magic = in.args[0];
     auto number = [&](unsigned i) {
@@ -655,7 +656,8 @@ struct IoSession::Impl {
         t = net->load(payloadOf(t));
       return t;
     };
-    return number(0) == numTerm(num::makeU24(MagicHigh)) && number(1) == numTerm(num::makeU24(MagicLow));
+    return number(0) == numTerm(num::makeU24(MagicHigh)) &&
+           number(1) == numTerm(num::makeU24(MagicLow));
   }
 
   /// Puts `value`, found at the positive slot `slot` by `inspect`, in that
