@@ -84,9 +84,9 @@ struct Block;
 
 struct Inst {
   InstKind kind;
+  uint32_t numb = 0;     // Num, OprNum: an HVM2 number word (next to kind: no padding)
   llvm::SmallVector<WireId, 2> outs;
   llvm::SmallVector<WireId, 2> ins;
-  uint32_t numb = 0;     // Num, OprNum: an HVM2 number word
   llvm::StringRef ref;   // Ref: the definition's name
   llvm::SmallVector<std::unique_ptr<Block>, 2> blocks; // Lam: body; Swi: zero, succ; Match: arms
   llvm::SMLoc loc;
