@@ -184,6 +184,7 @@ private:
   std::vector<TreeId> conNodes; // (a b) nodes whose first child is free
   size_t rootConCount = 0;      // how many of them are in the root tree
   std::vector<uint8_t> redexUsed;
+  std::vector<Item> walkStack; // walk()'s
   uint32_t nodeCount = 0;
   uint32_t slotBase = 0;
   rt::DefInfo *info = nullptr;
@@ -352,7 +353,8 @@ bool Polarizer::constrain() {
 }
 
 bool Polarizer::walk(Item start) {
-  std::vector<Item> stack{start};
+  std::vector<Item> &stack = walkStack; // its buffer serves every walk
+  stack.assign(1, start);
   while (!stack.empty()) {
     Item item = stack.back();
     stack.pop_back();
