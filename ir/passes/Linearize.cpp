@@ -28,63 +28,61 @@ void boundAround(const Block &block, llvm::SmallVectorImpl<WireId> &out) {
 namespace {
 
 void linearizeMatchesIn(Function &fn, MatchLinearization level) {
-  {
-    BlockGraph graph(fn);
-    // Switches in the order blocks were numbered (parents first), then
-    // reversed: inner switches move their variables first, which leaves the
-    // live inputs of the outer arms as they were computed.
-    std::vector<std::pair<Inst *, unsigned>> switches; // with the index of its block
-    for (size_t b = 0; b < graph.blocks.size(); ++b)
-      for (Inst &i : graph.blocks[b]->insts)
-        if (i.kind == InstKind::Swi || i.kind == InstKind::Match)
-          switches.emplace_back(&i, unsigned(b));
-    if (switches.empty())
-      return;
-    std::vector<Liveness::Value> live = liveInputs(graph);
-    for (auto it = switches.rbegin(); it != switches.rend(); ++it) {
-      Inst &swi = *it->first;
-      llvm::SmallVector<WireId, 8> vars;
-      for (auto &arm : swi.blocks)
-        for (WireId w : live[graph.indexOf(*arm)])
-          if (!fn.unscoped[w])
-            vars.push_back(w);
-      if (level == MatchLinearization::Alt) {
-        llvm::SmallVector<WireId, 8> around;
-        boundAround(*graph.blocks[it->second], around);
-        llvm::erase_if(vars, [&](WireId w) { return !llvm::is_contained(around, w); });
-      }
-      // Bend passes them sorted by the unique names it gives binders: the
-      // binder's rank written in base 26, least significant letter first
-      // (0 is a, 26 is ab), compared as text. Wires without a binder go last.
-      auto key = [&](WireId w) {
-        uint32_t rank = fn.bindRank[w];
-        std::string name;
-        if (rank != Function::NoRank)
-          for (uint32_t r = rank;; r /= 26) {
-            name.push_back(char('a' + r % 26));
-            if (r < 26)
-              break;
-          }
-        return std::make_tuple(rank == Function::NoRank, name, fn.wireNames[w], w);
-      };
-      std::sort(vars.begin(), vars.end(), [&](WireId a, WireId b) { return key(a) < key(b); });
-      vars.erase(std::unique(vars.begin(), vars.end()), vars.end());
-      if (vars.empty())
-        continue;
-      for (auto &arm : swi.blocks) {
-        llvm::DenseMap<WireId, WireId> rename;
-        for (WireId v : vars) {
-          WireId p = fn.newWire(fn.wireNames[v], /*isUnscoped=*/false, fn.bindRank[v]);
-          rename[v] = p;
-          arm->params.push_back(p);
-        }
-        renameUses(*arm, [&](WireId w) {
-          auto it = rename.find(w);
-          return it == rename.end() ? w : it->second;
-        });
-      }
-      swi.ins.append(vars.begin(), vars.end());
+  BlockGraph graph(fn);
+  // Switches in the order blocks were numbered (parents first), then
+  // reversed: inner switches move their variables first, which leaves the
+  // live inputs of the outer arms as they were computed.
+  std::vector<std::pair<Inst *, unsigned>> switches; // with the index of its block
+  for (size_t b = 0; b < graph.blocks.size(); ++b)
+    for (Inst &i : graph.blocks[b]->insts)
+      if (i.kind == InstKind::Swi || i.kind == InstKind::Match)
+        switches.emplace_back(&i, unsigned(b));
+  if (switches.empty())
+    return;
+  std::vector<Liveness::Value> live = liveInputs(graph);
+  for (auto it = switches.rbegin(); it != switches.rend(); ++it) {
+    Inst &swi = *it->first;
+    llvm::SmallVector<WireId, 8> vars;
+    for (auto &arm : swi.blocks)
+      for (WireId w : live[graph.indexOf(*arm)])
+        if (!fn.unscoped[w])
+          vars.push_back(w);
+    if (level == MatchLinearization::Alt) {
+      llvm::SmallVector<WireId, 8> around;
+      boundAround(*graph.blocks[it->second], around);
+      llvm::erase_if(vars, [&](WireId w) { return !llvm::is_contained(around, w); });
     }
+    // Bend passes them sorted by the unique names it gives binders: the
+    // binder's rank written in base 26, least significant letter first
+    // (0 is a, 26 is ab), compared as text. Wires without a binder go last.
+    auto key = [&](WireId w) {
+      uint32_t rank = fn.bindRank[w];
+      std::string name;
+      if (rank != Function::NoRank)
+        for (uint32_t r = rank;; r /= 26) {
+          name.push_back(char('a' + r % 26));
+          if (r < 26)
+            break;
+        }
+      return std::make_tuple(rank == Function::NoRank, name, fn.wireNames[w], w);
+    };
+    std::sort(vars.begin(), vars.end(), [&](WireId a, WireId b) { return key(a) < key(b); });
+    vars.erase(std::unique(vars.begin(), vars.end()), vars.end());
+    if (vars.empty())
+      continue;
+    for (auto &arm : swi.blocks) {
+      llvm::DenseMap<WireId, WireId> rename;
+      for (WireId v : vars) {
+        WireId p = fn.newWire(fn.wireNames[v], /*isUnscoped=*/false, fn.bindRank[v]);
+        rename[v] = p;
+        arm->params.push_back(p);
+      }
+      renameUses(*arm, [&](WireId w) {
+        auto it = rename.find(w);
+        return it == rename.end() ? w : it->second;
+      });
+    }
+    swi.ins.append(vars.begin(), vars.end());
   }
 }
 
@@ -228,71 +226,69 @@ void expandMatches(Module &module) {
 namespace {
 
 void linearizeVariablesIn(Function &fn) {
-  {
-    std::vector<unsigned> uses = useCounts(fn);
-    unsigned originalWires = fn.wireCount();
-    // A wire used n > 1 times gets n copies, handed to its uses in order:
-    // block by block (a block's instructions, then its result, then the
-    // blocks inside it).
-    std::vector<llvm::SmallVector<WireId, 2>> copies(originalWires);
-    for (WireId w = 0; w < originalWires; ++w)
-      if (uses[w] > 1)
-        for (unsigned k = 0; k < uses[w]; ++k)
-          copies[w].push_back(fn.newWire(fn.wireNames[w]));
-    std::vector<unsigned> handedOut(originalWires, 0);
-    auto take = [&](WireId &w) {
-      if (w < originalWires && handedOut[w] < copies[w].size())
-        w = copies[w][handedOut[w]++];
-    };
-    llvm::SmallVector<Block *, 16> work{&fn.body};
-    while (!work.empty()) {
-      Block *b = work.pop_back_val();
-      for (Inst &i : b->insts) {
-        for (WireId &w : i.ins)
-          take(w);
-        for (auto it = i.blocks.rbegin(); it != i.blocks.rend(); ++it)
-          work.push_back(it->get());
-      }
-      take(b->result);
+  std::vector<unsigned> uses = useCounts(fn);
+  unsigned originalWires = fn.wireCount();
+  // A wire used n > 1 times gets n copies, handed to its uses in order:
+  // block by block (a block's instructions, then its result, then the
+  // blocks inside it).
+  std::vector<llvm::SmallVector<WireId, 2>> copies(originalWires);
+  for (WireId w = 0; w < originalWires; ++w)
+    if (uses[w] > 1)
+      for (unsigned k = 0; k < uses[w]; ++k)
+        copies[w].push_back(fn.newWire(fn.wireNames[w]));
+  std::vector<unsigned> handedOut(originalWires, 0);
+  auto take = [&](WireId &w) {
+    if (w < originalWires && handedOut[w] < copies[w].size())
+      w = copies[w][handedOut[w]++];
+  };
+  llvm::SmallVector<Block *, 16> work{&fn.body};
+  while (!work.empty()) {
+    Block *b = work.pop_back_val();
+    for (Inst &i : b->insts) {
+      for (WireId &w : i.ins)
+        take(w);
+      for (auto it = i.blocks.rbegin(); it != i.blocks.rend(); ++it)
+        work.push_back(it->get());
     }
-    // Next to each definition: the chain {x1 {x2 {... xn}}} of n-1 dups
-    // that makes the copies, or an eraser for a wire nobody uses.
-    auto made = [&](WireId w, std::vector<Inst> &out) {
-      if (uses[w] == 0) {
-        Inst erase(InstKind::Erase);
-        erase.ins = {w};
-        out.push_back(std::move(erase));
-        return;
-      }
-      WireId source = w;
-      for (size_t k = 0; k + 1 < copies[w].size(); ++k) {
-        Inst dup(InstKind::Dup);
-        dup.ins = {source};
-        WireId rest = k + 2 == copies[w].size() ? copies[w][k + 1] : fn.newWire(fn.wireNames[w]);
-        dup.outs = {copies[w][k], rest};
-        source = rest;
-        out.push_back(std::move(dup));
-      }
-    };
-    auto needsMaking = [&](WireId w) { return w < originalWires && uses[w] != 1; };
-    forEachBlock(fn.body, [&](Block &b) {
-      // Most blocks define only wires used once: they stay as they are.
-      if (llvm::none_of(b.params, needsMaking) &&
-          llvm::none_of(b.insts, [&](const Inst &i) { return llvm::any_of(i.outs, needsMaking); }))
-        return;
-      std::vector<Inst> rebuilt;
-      rebuilt.reserve(b.insts.size());
-      for (WireId p : b.params)
-        made(p, rebuilt);
-      for (Inst &i : b.insts) {
-        llvm::SmallVector<WireId, 2> outs(i.outs.begin(), i.outs.end());
-        rebuilt.push_back(std::move(i));
-        for (WireId w : outs)
-          made(w, rebuilt);
-      }
-      b.insts = std::move(rebuilt);
-    });
+    take(b->result);
   }
+  // Next to each definition: the chain {x1 {x2 {... xn}}} of n-1 dups
+  // that makes the copies, or an eraser for a wire nobody uses.
+  auto made = [&](WireId w, std::vector<Inst> &out) {
+    if (uses[w] == 0) {
+      Inst erase(InstKind::Erase);
+      erase.ins = {w};
+      out.push_back(std::move(erase));
+      return;
+    }
+    WireId source = w;
+    for (size_t k = 0; k + 1 < copies[w].size(); ++k) {
+      Inst dup(InstKind::Dup);
+      dup.ins = {source};
+      WireId rest = k + 2 == copies[w].size() ? copies[w][k + 1] : fn.newWire(fn.wireNames[w]);
+      dup.outs = {copies[w][k], rest};
+      source = rest;
+      out.push_back(std::move(dup));
+    }
+  };
+  auto needsMaking = [&](WireId w) { return w < originalWires && uses[w] != 1; };
+  forEachBlock(fn.body, [&](Block &b) {
+    // Most blocks define only wires used once: they stay as they are.
+    if (llvm::none_of(b.params, needsMaking) &&
+        llvm::none_of(b.insts, [&](const Inst &i) { return llvm::any_of(i.outs, needsMaking); }))
+      return;
+    std::vector<Inst> rebuilt;
+    rebuilt.reserve(b.insts.size());
+    for (WireId p : b.params)
+      made(p, rebuilt);
+    for (Inst &i : b.insts) {
+      llvm::SmallVector<WireId, 2> outs(i.outs.begin(), i.outs.end());
+      rebuilt.push_back(std::move(i));
+      for (WireId w : outs)
+        made(w, rebuilt);
+    }
+    b.insts = std::move(rebuilt);
+  });
 }
 
 } // namespace
