@@ -103,10 +103,11 @@ UseCounts::Value UseCounts::transfer(const Block &b, llvm::ArrayRef<const Value 
 
 std::vector<Liveness::Value> liveInputs(const BlockGraph &graph) { return solve(graph, Liveness{}); }
 
-std::vector<unsigned> useCounts(Function &fn) {
-  BlockGraph graph(fn);
-  std::vector<UseCounts::Value> escaping = solve(graph, UseCounts{});
-  std::vector<unsigned> counts(fn.wireCount(), 0);
+void useCounts(Function &fn, BlockGraph &graph, std::vector<UseCounts::Value> &escaping,
+               std::vector<unsigned> &counts) {
+  graph.build(fn);
+  solve(graph, UseCounts{}, escaping);
+  counts.assign(fn.wireCount(), 0);
   llvm::SmallVector<const UseCounts::Value *, 4> children;
   llvm::SmallVector<WireId, 8> defined;
   for (size_t b = 0; b < graph.blocks.size(); ++b) {
@@ -124,6 +125,13 @@ std::vector<unsigned> useCounts(Function &fn) {
   for (auto [w, n] : escaping[0])
     if (w < counts.size())
       counts[w] += n;
+}
+
+std::vector<unsigned> useCounts(Function &fn) {
+  BlockGraph graph;
+  std::vector<UseCounts::Value> escaping;
+  std::vector<unsigned> counts;
+  useCounts(fn, graph, escaping, counts);
   return counts;
 }
 

@@ -136,4 +136,9 @@ std::vector<Liveness::Value> liveInputs(const BlockGraph &graph);
 /// How many times each wire of `fn` is used, by WireId.
 std::vector<unsigned> useCounts(Function &fn);
 
+/// The same into `counts`, numbering `fn`'s blocks in `graph` and solving
+/// into `escaping`: all three buffers are reused.
+void useCounts(Function &fn, BlockGraph &graph, std::vector<UseCounts::Value> &escaping,
+               std::vector<unsigned> &counts);
+
 } // namespace bendc::hir

@@ -29,7 +29,7 @@ const char *opener(net::TreeKind kind) {
 } // namespace
 
 void printHvmTree(llvm::raw_ostream &os, const net::Book &book, net::TreeId root) {
-  std::vector<Item> stack{{root}};
+  llvm::SmallVector<Item, 32> stack{{root}};
   while (!stack.empty()) {
     Item item = stack.back();
     stack.pop_back();

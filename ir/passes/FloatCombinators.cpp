@@ -23,13 +23,6 @@ namespace {
 
 constexpr unsigned kMaxSize = 64; // Bend's net size bound for floating large terms
 
-using WireSet = llvm::SmallVector<WireId, 4>; // sorted
-
-void normalize(WireSet &s) {
-  std::sort(s.begin(), s.end());
-  s.erase(std::unique(s.begin(), s.end()), s.end());
-}
-
 /// Nodes an instruction becomes, counted as Bend counts a term's size.
 unsigned baseSize(const Inst &i) {
   switch (i.kind) {
@@ -51,9 +44,12 @@ unsigned baseSize(const Inst &i) {
   return 0;
 }
 
+/// What the floating needs to know of a term. The module is linear (each
+/// wire used once), so a child's out is used by its parent alone: a term is
+/// closed when each of its instructions takes all its operands from its
+/// children and each nested block needs nothing from outside.
 struct TermInfo {
-  WireSet free;    // wires used but not defined inside
-  WireSet escapes; // wires defined inside but used outside
+  bool closed = true;
   unsigned size = 0;
   bool unscoped = false; // mentions an unscoped variable
 };
@@ -216,13 +212,13 @@ private:
     info.size = baseSize(i);
     // Operand subterms; an operand with no producer here is a variable.
     for (WireId w : i.ins) {
-      info.free.push_back(w); // cancelled below by the child that defines it
       Inst *c = childProducer(b, w);
-      if (!c)
+      if (!c) {
+        info.closed = false;
         continue;
+      }
       const TermInfo &ci = visit(b, *c);
-      info.free.append(ci.free.begin(), ci.free.end());
-      info.escapes.append(ci.escapes.begin(), ci.escapes.end());
+      info.closed &= ci.closed;
       info.size += ci.size;
       info.unscoped |= ci.unscoped;
     }
@@ -230,7 +226,7 @@ private:
     for (auto &nested : i.blocks) {
       visitBlockRoots(*nested);
       unsigned index = graph.indexOf(*nested);
-      info.free.append(live[index].begin(), live[index].end());
+      info.closed &= live[index].empty();
       info.size += subtrees[index].size;
       info.unscoped |= subtrees[index].unscoped;
     }
@@ -238,8 +234,6 @@ private:
       info.unscoped |= bool(fn.unscoped[w]);
     for (WireId w : i.outs)
       info.unscoped |= bool(fn.unscoped[w]);
-    info.escapes.append(i.outs.begin(), i.outs.end());
-    cancel(info);
 
     // Float the closed children that would run eagerly, or all closed ones
     // once the definition is large.
@@ -258,8 +252,8 @@ private:
       for (auto &arm : i.blocks)
         maybeFloatArm(*arm);
     if (i.outs.size() != 1)
-      return unnamed = std::move(info); // a binding or an erasure: no parent reads it
-    return infoOf(i.outs[0]) = std::move(info);
+      return unnamed = info; // a binding or an erasure: no parent reads it
+    return infoOf(i.outs[0]) = info;
   }
 
   /// Floats the term at `c` if it is a combinator that should float; returns
@@ -277,21 +271,8 @@ private:
     return size;
   }
 
-  static void cancel(TermInfo &info) {
-    normalize(info.free);
-    normalize(info.escapes);
-    WireSet free, escapes;
-    std::set_difference(info.free.begin(), info.free.end(), info.escapes.begin(), info.escapes.end(),
-                        std::back_inserter(free));
-    std::set_difference(info.escapes.begin(), info.escapes.end(), info.free.begin(), info.free.end(),
-                        std::back_inserter(escapes));
-    info.free = std::move(free);
-    info.escapes = std::move(escapes);
-  }
-
   bool isCombinator(const Inst &i, const TermInfo &info) const {
-    return i.kind != InstKind::Ref && !info.unscoped && info.free.empty() &&
-           info.escapes.size() == 1 && info.escapes[0] == i.outs[0];
+    return i.kind != InstKind::Ref && !info.unscoped && info.closed && i.outs.size() == 1;
   }
 
   /// Bend's rule for what may be built eagerly: numbers, erasers, pairs,
@@ -426,7 +407,7 @@ private:
     ref.ref = g.name; // saved by newFunction
     ref.outs = {out};
     root = std::move(ref);
-    infoOf(out) = TermInfo{{}, {out}, 0};
+    infoOf(out) = TermInfo{/*closed=*/true, /*size=*/0};
     memoOf(out) = safe;
     shared.combinatorSafe[g.name] = safe;
     made.push_back(std::move(g));

@@ -23,12 +23,23 @@ void boundAround(const Block &block, llvm::SmallVectorImpl<WireId> &out) {
     out.append(i.outs.begin(), i.outs.end());
 }
 
+/// Buffers the linearizing passes keep from one function to the next.
+struct Scratch {
+  BlockGraph graph;
+  std::vector<Liveness::Value> live;
+  std::vector<UseCounts::Value> escaping;
+  std::vector<unsigned> uses;
+  std::vector<unsigned> handedOut;
+  std::vector<llvm::SmallVector<WireId, 2>> copies; // by wire
+};
+
 } // namespace
 
 namespace {
 
-void linearizeMatchesIn(Function &fn, MatchLinearization level) {
-  BlockGraph graph(fn);
+void linearizeMatchesIn(Function &fn, MatchLinearization level, Scratch &scratch) {
+  BlockGraph &graph = scratch.graph;
+  graph.build(fn);
   // Switches in the order blocks were numbered (parents first), then
   // reversed: inner switches move their variables first, which leaves the
   // live inputs of the outer arms as they were computed.
@@ -39,7 +50,8 @@ void linearizeMatchesIn(Function &fn, MatchLinearization level) {
         switches.emplace_back(&i, unsigned(b));
   if (switches.empty())
     return;
-  std::vector<Liveness::Value> live = liveInputs(graph);
+  std::vector<Liveness::Value> &live = scratch.live;
+  solve(graph, Liveness{}, live);
   for (auto it = switches.rbegin(); it != switches.rend(); ++it) {
     Inst &swi = *it->first;
     llvm::SmallVector<WireId, 8> vars;
@@ -91,8 +103,9 @@ void linearizeMatchesIn(Function &fn, MatchLinearization level) {
 void linearizeMatches(Module &module, MatchLinearization level) {
   if (level == MatchLinearization::Disabled)
     return;
+  Scratch scratch;
   for (Function &fn : module.functions)
-    linearizeMatchesIn(fn, level);
+    linearizeMatchesIn(fn, level, scratch);
   if (level == MatchLinearization::Enabled)
     module.invariants.matchesLinearized = true;
 }
@@ -225,18 +238,21 @@ void expandMatches(Module &module) {
 
 namespace {
 
-void linearizeVariablesIn(Function &fn) {
-  std::vector<unsigned> uses = useCounts(fn);
+void linearizeVariablesIn(Function &fn, Scratch &scratch) {
+  std::vector<unsigned> &uses = scratch.uses;
+  useCounts(fn, scratch.graph, scratch.escaping, uses);
   unsigned originalWires = fn.wireCount();
   // A wire used n > 1 times gets n copies, handed to its uses in order:
   // block by block (a block's instructions, then its result, then the
   // blocks inside it).
-  std::vector<llvm::SmallVector<WireId, 2>> copies(originalWires);
+  std::vector<llvm::SmallVector<WireId, 2>> &copies = scratch.copies;
+  copies.assign(originalWires, {});
   for (WireId w = 0; w < originalWires; ++w)
     if (uses[w] > 1)
       for (unsigned k = 0; k < uses[w]; ++k)
         copies[w].push_back(fn.newWire(fn.wireNames[w]));
-  std::vector<unsigned> handedOut(originalWires, 0);
+  std::vector<unsigned> &handedOut = scratch.handedOut;
+  handedOut.assign(originalWires, 0);
   auto take = [&](WireId &w) {
     if (w < originalWires && handedOut[w] < copies[w].size())
       w = copies[w][handedOut[w]++];
@@ -294,17 +310,19 @@ void linearizeVariablesIn(Function &fn) {
 } // namespace
 
 void linearizeVariables(Module &module) {
+  Scratch scratch;
   for (Function &fn : module.functions)
-    linearizeVariablesIn(fn);
+    linearizeVariablesIn(fn, scratch);
   module.invariants.linear = true;
 }
 
 void linearizeEachFunction(Module &module, MatchLinearization level) {
+  Scratch scratch;
   for (Function &fn : module.functions) {
     if (level != MatchLinearization::Disabled)
-      linearizeMatchesIn(fn, level);
+      linearizeMatchesIn(fn, level, scratch);
     expandMatchesIn(fn, module.scott);
-    linearizeVariablesIn(fn);
+    linearizeVariablesIn(fn, scratch);
   }
   if (level == MatchLinearization::Enabled)
     module.invariants.matchesLinearized = true;
