@@ -140,7 +140,8 @@ private:
   DiagnosticEngine &diags;
   rt::Book out;
   std::vector<uint32_t> defOfName;               // name -> definition id
-  std::vector<std::vector<uint32_t>> dependents; // definition -> definitions that refer to it
+  /// (definition, a definition that refers to it), one per reference.
+  std::vector<std::pair<uint32_t, uint32_t>> references;
 
   ParityUnionFind uf;
   uint32_t positive; // the union-find element that stands for "positive"
@@ -158,13 +159,19 @@ private:
   std::vector<uint32_t> usedNames;
 
   // What the first pass learns about each definition, for the later passes.
+  // Their trees (pre-order) and free `(a b)` nodes, one definition after
+  // another.
+  std::vector<TreeId> allTrees, allCons;
   struct DefState {
-    std::vector<TreeId> trees, conNodes;
+    uint32_t treesBegin = 0, treesEnd = 0, consBegin = 0, consEnd = 0;
     size_t rootConCount = 0;
     uint32_t nodeCount = 0;
     bool hasDup = false;
   };
   std::vector<DefState> states;
+  llvm::ArrayRef<TreeId> consOf(const DefState &st) const {
+    return llvm::ArrayRef<TreeId>(allCons).slice(st.consBegin, st.consEnd - st.consBegin);
+  }
   ShapeClasses shapes;
 
   bool constrainDefinition(uint32_t id);
@@ -180,9 +187,13 @@ private:
   // The definition being polarized.
   uint32_t defId = 0;
   const net::Def *def = nullptr;
-  std::vector<TreeId> trees;    // pre-order
-  std::vector<TreeId> conNodes; // (a b) nodes whose first child is free
-  size_t rootConCount = 0;      // how many of them are in the root tree
+  llvm::ArrayRef<TreeId> trees;    // pre-order
+  llvm::ArrayRef<TreeId> conNodes; // (a b) nodes whose first child is free
+  size_t rootConCount = 0;         // how many of them are in the root tree
+  uint32_t consBegin = 0;          // where its (a b) nodes start in allCons
+  // Scratch of applyDefaults.
+  llvm::DenseSet<uint32_t> spine;
+  std::vector<TreeId> arguments;
   std::vector<uint8_t> redexUsed;
   std::vector<Item> walkStack; // walk()'s
   uint32_t nodeCount = 0;
@@ -196,6 +207,7 @@ std::optional<rt::Book> Polarizer::run() {
     return std::nullopt;
   // Constraints of every definition first.
   states.resize(book.defs.size());
+  allTrees.reserve(book.trees.size()); // each tree is in one definition
   bool ok = true;
   for (uint32_t id = 0; id < book.defs.size(); ++id)
     ok &= constrainDefinition(id);
@@ -204,7 +216,7 @@ std::optional<rt::Book> Polarizer::run() {
   // A compiler that knows what each `(a b)` is says so; nothing is guessed
   // for those.
   for (const DefState &st : states)
-    for (TreeId con : st.conNodes)
+    for (TreeId con : consOf(st))
       if (book[con].role != net::ConRole::Unknown && !relationKnown(con))
         uf.unite(book[con].fst.index, con.index, book[con].role == net::ConRole::Function);
   // Then which `(a b)` is a function and which a pair flows between
@@ -217,7 +229,7 @@ std::optional<rt::Book> Polarizer::run() {
   if (guessing) {
     std::vector<ConShape> known(book.trees.size(), ConShape::Unknown);
     for (const DefState &st : states)
-      for (TreeId con : st.conNodes)
+      for (TreeId con : consOf(st))
         if (relationKnown(con))
           known[con.index] = functionRelation(con) ? ConShape::Function : ConShape::Pair;
     shapes = inferShapes(book, known);
@@ -241,7 +253,6 @@ std::optional<rt::Book> Polarizer::run() {
 
 bool Polarizer::indexDefinitions() {
   defOfName.assign(book.names.size(), NoIndex);
-  dependents.resize(book.defs.size());
   bool ok = true;
   for (uint32_t id = 0; id < book.defs.size(); ++id) {
     const net::Def &d = book.defs[id];
@@ -266,8 +277,9 @@ bool Polarizer::indexDefinitions() {
 bool Polarizer::constrainDefinition(uint32_t id) {
   defId = id;
   def = &book.defs[id];
-  trees.clear();
-  conNodes.clear();
+  DefState &st = states[id];
+  st.treesBegin = uint32_t(allTrees.size());
+  st.consBegin = consBegin = uint32_t(allCons.size());
   nodeCount = 0;
   hasDup = false;
   bool ok = constrain() && checkUseCounts();
@@ -276,14 +288,11 @@ bool Polarizer::constrainDefinition(uint32_t id) {
     useCount[name] = 0;
   }
   usedNames.clear();
-  DefState &st = states[id];
-  st.trees = std::move(trees);
-  st.conNodes = std::move(conNodes);
+  st.treesEnd = uint32_t(allTrees.size());
+  st.consEnd = uint32_t(allCons.size());
   st.rootConCount = rootConCount;
   st.nodeCount = nodeCount;
   st.hasDup = hasDup;
-  trees.clear();
-  conNodes.clear();
   return ok;
 }
 
@@ -292,8 +301,8 @@ void Polarizer::select(uint32_t id) {
   defId = id;
   def = &book.defs[id];
   DefState &st = states[id];
-  trees = std::move(st.trees);
-  conNodes = std::move(st.conNodes);
+  trees = llvm::ArrayRef<TreeId>(allTrees).slice(st.treesBegin, st.treesEnd - st.treesBegin);
+  conNodes = consOf(st);
   rootConCount = st.rootConCount;
   nodeCount = st.nodeCount;
   hasDup = st.hasDup;
@@ -316,7 +325,7 @@ void Polarizer::decideShapes() {
   for (bool changed = true; changed;) {
     changed = false;
     for (const DefState &st : states)
-      for (TreeId con : st.conNodes) {
+      for (TreeId con : consOf(st)) {
         uint32_t cls = shapes.classOf(con);
         if (cls == ShapeClasses::None ||
             relationKnown(con) == (shapes.shape(cls) != ConShape::Unknown))
@@ -342,7 +351,7 @@ bool Polarizer::fail(TreeId at, const std::string &what) {
 bool Polarizer::constrain() {
   if (!walk(Item{def->root, {Position::Root, 0}, Rel::Pos}))
     return false;
-  rootConCount = conNodes.size();
+  rootConCount = allCons.size() - consBegin;
   for (uint32_t r = 0; r < def->redexes.size(); ++r) {
     const net::Redex &redex = def->redexes[r];
     if (!walk(Item{redex.lhs, {Position::RedexSide, 2 * r}, Rel::Free}) ||
@@ -370,7 +379,7 @@ bool Polarizer::visit(const Item &item, std::vector<Item> &stack) {
   if (seenIn[t.index] != 0)
     return fail(t, "this tree is used twice");
   seenIn[t.index] = defId + 1;
-  trees.push_back(t);
+  allTrees.push_back(t);
 
   // `t` is new to the union-find, so relating it to its parent cannot fail.
   switch (item.rel) {
@@ -395,7 +404,7 @@ bool Polarizer::visit(const Item &item, std::vector<Item> &stack) {
                    "reference to undefined definition @" + name);
       return false;
     }
-    dependents[target].push_back(defId);
+    references.push_back({target, defId});
     if (!uf.unite(t.index, positive, false))
       return fail(t, "reference @" + name + " would be negative");
     return true;
@@ -412,7 +421,7 @@ bool Polarizer::visit(const Item &item, std::vector<Item> &stack) {
   case TreeKind::Con:
     fst.rel = item.switchCases ? Rel::Pos : Rel::Free;
     if (!item.switchCases)
-      conNodes.push_back(t);
+      allCons.push_back(t);
     break;
   case TreeKind::Dup: hasDup = true; break;
   case TreeKind::Opr:
@@ -500,12 +509,12 @@ void Polarizer::applyDefaults() {
       uf.unite(book[con].fst.index, con.index, true);
   };
   // A redex side's spine: the side and the second child of each `(a b)` on it.
-  llvm::DenseSet<uint32_t> spine;
+  spine.clear();
   for (const net::Redex &redex : def->redexes)
     for (TreeId t : {redex.lhs, redex.rhs})
       for (; book[t].kind == TreeKind::Con; t = book[t].snd)
         spine.insert(t.index);
-  std::vector<TreeId> arguments;
+  arguments.clear();
   for (size_t i = rootConCount; i < conNodes.size(); ++i)
     if (spine.count(conNodes[i].index))
       decide(conNodes[i]);
@@ -673,6 +682,15 @@ void Polarizer::emitRedex(TreeId a, TreeId b) {
 
 // As HVM2 does: a definition that refers to an unsafe one is unsafe too.
 void Polarizer::propagateSafety() {
+  // The definitions that refer to each one: users[userBegin[d]..userBegin[d+1]).
+  std::vector<uint32_t> userBegin(out.defs.size() + 1, 0), users(references.size());
+  for (auto [target, user] : references)
+    ++userBegin[target + 1];
+  for (size_t d = 0; d < out.defs.size(); ++d)
+    userBegin[d + 1] += userBegin[d];
+  std::vector<uint32_t> filled(userBegin.begin(), userBegin.end() - 1);
+  for (auto [target, user] : references)
+    users[filled[target]++] = user;
   std::vector<uint32_t> stack;
   for (uint32_t id = 0; id < out.defs.size(); ++id)
     if (!out.defs[id].safe)
@@ -680,7 +698,8 @@ void Polarizer::propagateSafety() {
   while (!stack.empty()) {
     uint32_t id = stack.back();
     stack.pop_back();
-    for (uint32_t user : dependents[id]) {
+    for (uint32_t k = userBegin[id]; k < userBegin[id + 1]; ++k) {
+      uint32_t user = users[k];
       if (!out.defs[user].safe)
         continue;
       out.defs[user].safe = false;
