@@ -2,6 +2,9 @@
 #include "runtime/common/Numeric.h"
 
 #include "llvm/ADT/StringMap.h"
+
+#include <deque>
+#include <iterator>
 #include "llvm/Support/Casting.h"
 
 #include <algorithm>
@@ -67,15 +70,31 @@ uint32_t flipped(uint32_t tag) {
   }
 }
 
+/// Buffers the translation of one function fills and the function then
+/// takes, each in one allocation of its final size; kept from one function
+/// to the next.
+struct Scratch {
+  std::deque<std::vector<Inst>> levels; // the instructions of the blocks being made, by depth
+  Function wires;                       // the wires made so far (only its wire vectors)
+  std::vector<WireId> subst;
+};
+
 class Translator {
 public:
-  Translator(const core::Program &program, Function &fn, DiagnosticEngine &diags)
-      : program(program), fn(fn), diags(diags) {}
+  Translator(const core::Program &program, Function &fn, DiagnosticEngine &diags,
+             Scratch &scratch)
+      : program(program), fn(fn), diags(diags), scratch(scratch), wires(scratch.wires) {}
 
   void run(const core::Term *body) {
-    current = &fn.body;
-    fn.body.result = emit(body);
-    std::vector<WireId> subst(fn.wireCount(), NoWire);
+    wires.wireNames.clear();
+    wires.unscoped.clear();
+    wires.bindRank.clear();
+    fill(fn.body, [&] { return emit(body); });
+    fn.wireNames.assign(wires.wireNames.begin(), wires.wireNames.end());
+    fn.unscoped.assign(wires.unscoped.begin(), wires.unscoped.end());
+    fn.bindRank.assign(wires.bindRank.begin(), wires.bindRank.end());
+    std::vector<WireId> &subst = scratch.subst;
+    subst.assign(fn.wireCount(), NoWire);
     bool any = false;
     for (auto &[w, target] : aliases) {
       subst[w] = target;
@@ -95,17 +114,32 @@ public:
   bool failed = false;
 
 private:
-  WireId def(Inst inst, llvm::StringRef hint) {
-    WireId w = fn.newWire(hint);
+  WireId def(Inst &&inst, llvm::StringRef hint) {
+    WireId w = wires.newWire(hint);
     inst.outs.push_back(w);
-    current->insts.push_back(std::move(inst));
+    current->push_back(std::move(inst));
     return w;
+  }
+
+  /// Emits a block's instructions (`emitBody` returns its result) into a
+  /// buffer of this nesting depth, then moves them into `b` at once.
+  template <typename Emit> void fill(Block &b, Emit &&emitBody) {
+    if (scratch.levels.size() <= depth)
+      scratch.levels.emplace_back(); // a deque: the levels in use stay in place
+    std::vector<Inst> *saved = current;
+    current = &scratch.levels[depth++];
+    b.result = emitBody();
+    b.insts.reserve(b.insts.size() + current->size());
+    std::move(current->begin(), current->end(), std::back_inserter(b.insts));
+    current->clear();
+    --depth;
+    current = saved;
   }
 
   WireId unscopedWire(llvm::StringRef name) {
     auto [it, inserted] = unscoped.try_emplace(name, NoWire);
     if (inserted)
-      it->second = fn.newWire(name, /*isUnscoped=*/true);
+      it->second = wires.newWire(name, /*isUnscoped=*/true);
     return it->second;
   }
 
@@ -128,16 +162,13 @@ private:
   std::unique_ptr<Block> block(llvm::ArrayRef<std::pair<llvm::StringRef, WireId>> params,
                                const core::Term *body) {
     auto b = std::make_unique<Block>();
-    Block *saved = current;
-    current = b.get();
-    size_t depth = scope.size();
+    size_t bound = scope.size();
     for (auto &[name, w] : params) {
       b->params.push_back(w);
       bind(name, w);
     }
-    b->result = emit(body);
-    scope.resize(depth);
-    current = saved;
+    fill(*b, [&] { return emit(body); });
+    scope.resize(bound);
     return b;
   }
 
@@ -151,8 +182,8 @@ private:
   /// the definition's binders as Bend numbers them.
   WireId binder(llvm::StringRef name) {
     if (name.empty())
-      return fn.newWire("_");
-    return fn.newWire(name, /*isUnscoped=*/false, nextRank++);
+      return wires.newWire("_");
+    return wires.newWire(name, /*isUnscoped=*/false, nextRank++);
   }
 
   WireId emit(const core::Term *t) {
@@ -197,7 +228,7 @@ private:
         aliases.emplace_back(unscopedWire(let->var), value);
       else if (!let->var.empty()) {
         bind(let->var, value);
-        fn.bindRank[value] = nextRank++;
+        wires.bindRank[value] = nextRank++;
       }
       WireId result = emit(let->body);
       scope.resize(depth);
@@ -212,7 +243,7 @@ private:
       WireId a = binder(let->first);
       WireId b = binder(let->second);
       i.outs = {a, b};
-      current->insts.push_back(std::move(i));
+      current->push_back(std::move(i));
       size_t depth = scope.size();
       bind(let->first, a);
       bind(let->second, b);
@@ -307,16 +338,15 @@ private:
       i.blocks.push_back(block({{succLam->var, pred}}, succLam->body));
     } else {
       // A successor case that is not a λ receives the predecessor by application.
-      WireId pred = fn.newWire("p", /*isUnscoped=*/false, nextRank++);
+      WireId pred = wires.newWire("p", /*isUnscoped=*/false, nextRank++);
       auto b = std::make_unique<Block>();
-      Block *saved = current;
-      current = b.get();
       b->params.push_back(pred);
-      WireId f = emit(s->succ);
-      Inst app(InstKind::App, s->loc);
-      app.ins = {f, pred};
-      b->result = def(std::move(app), "a");
-      current = saved;
+      fill(*b, [&] {
+        WireId f = emit(s->succ);
+        Inst app(InstKind::App, s->loc);
+        app.ins = {f, pred};
+        return def(std::move(app), "a");
+      });
       i.blocks.push_back(std::move(b));
     }
     return def(std::move(i), "w");
@@ -325,7 +355,10 @@ private:
   const core::Program &program;
   Function &fn;
   DiagnosticEngine &diags;
-  Block *current = nullptr;
+  Scratch &scratch;
+  Function &wires; // where wires are made, until `fn` takes them
+  std::vector<Inst> *current = nullptr; // the instructions of the block being made
+  unsigned depth = 0;                   // how many blocks are being made
   std::vector<std::pair<llvm::StringRef, WireId>> scope;
   llvm::StringMap<WireId> unscoped;
   std::vector<std::pair<WireId, WireId>> aliases; // `let $x = v`: $x stands for v
@@ -342,13 +375,14 @@ std::unique_ptr<Module> coreToHir(const core::Program &program, DiagnosticEngine
     for (const core::AdtInfo::Ctr &ctr : adt.ctrs)
       module->constructors[ctr.name] = unsigned(ctr.fields.size());
   bool failed = false;
+  Scratch scratch;
   module->functions.reserve(program.defs.size());
   for (const core::Definition &d : program.defs) {
     Function &fn = module->functions.emplace_back();
     fn.name = module->save(d.name);
     fn.loc = d.loc;
     fn.builtin = d.builtin;
-    Translator t(program, fn, diags);
+    Translator t(program, fn, diags, scratch);
     t.run(d.body);
     failed |= t.failed;
   }
