@@ -12,6 +12,8 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <algorithm>
@@ -101,6 +103,11 @@ struct Scratch {
   std::vector<Site> producer;           // by wire
   std::vector<TermInfo> infos;          // by the out wire of the instruction they are about
   std::vector<int8_t> safeMemo;         // likewise; -1: not judged yet
+  // Moving a term out: the new function's wires, by old wire (NoWire: not
+  // made yet), and the wire tables they are made in.
+  std::vector<WireId> movedWire;
+  Function movedWires;
+  llvm::SmallVector<bool, 32> member; // by instruction of the term's block
 };
 
 /// What the functions of one module share while floating.
@@ -118,7 +125,7 @@ class Floater {
 public:
   Floater(Module &module, Function &fn, std::vector<Function> &made, SharedState &shared,
           Scratch &scratch)
-      : module(module), fn(fn), made(made), shared(shared), graph(scratch.graph),
+      : module(module), fn(fn), made(made), shared(shared), scratch(scratch), graph(scratch.graph),
         live(scratch.live), subtrees(scratch.subtrees), producer(scratch.producer),
         infos(scratch.infos), safeMemo(scratch.safeMemo) {}
 
@@ -163,13 +170,14 @@ private:
   }
 
   /// The instructions of `b` that are no other instruction's child.
-  llvm::SmallVector<Inst *, 4> roots(Block &b) {
+  using Roots = llvm::SmallVector<Inst *, 16>;
+  Roots roots(Block &b) {
     llvm::SmallVector<bool, 32> isChild(b.insts.size(), false);
     for (Inst &i : b.insts)
       for (WireId w : i.ins)
         if (Inst *c = childProducer(b, w))
           isChild[size_t(c - b.insts.data())] = true;
-    llvm::SmallVector<Inst *, 4> out;
+    Roots out;
     for (size_t k = 0; k < b.insts.size(); ++k)
       if (!isChild[k])
         out.push_back(&b.insts[k]);
@@ -179,7 +187,7 @@ private:
   /// Visits a block's terms; values bound for later use (Bend's `let`
   /// values) may float too.
   void visitBlockRoots(Block &b) {
-    llvm::SmallVector<Inst *, 4> rs = roots(b);
+    Roots rs = roots(b);
     for (Inst *r : rs)
       visit(b, *r);
     for (Inst *r : rs)
@@ -369,36 +377,48 @@ private:
     return n;
   }
 
-  std::string freshName() {
-    return fn.name.str() + "__C" + std::to_string(nameCounter++);
+  /// `<name>__C<k>`, saved in the module.
+  llvm::StringRef freshName() {
+    llvm::SmallString<64> name(fn.name);
+    name += "__C";
+    name += llvm::utostr(nameCounter++);
+    return module.save(name);
   }
 
   /// Moves the term rooted at `root` (in `b`) into a new function; `root`
   /// becomes a reference to it.
   void floatTerm(Block &b, Inst &root, bool safe) {
-    llvm::DenseSet<Inst *> members;
-    llvm::SmallVector<Inst *, 8> stack{&root};
+    llvm::SmallVector<bool, 32> &member = scratch.member;
+    member.assign(b.insts.size(), false);
+    size_t rootIndex = size_t(&root - b.insts.data());
+    unsigned count = 0;
+    llvm::SmallVector<size_t, 8> stack{rootIndex};
     while (!stack.empty()) {
-      Inst *i = stack.pop_back_val();
-      if (!members.insert(i).second)
+      size_t k = stack.pop_back_val();
+      if (member[k])
         continue;
-      for (WireId w : i->ins) {
+      member[k] = true;
+      ++count;
+      for (WireId w : b.insts[k].ins) {
         const Site *site = producerOf(w);
         if (site && site->block == &b)
-          stack.push_back(&b.insts[site->index]);
+          stack.push_back(site->index);
       }
     }
     Function g = newFunction();
-    WireMap map(fn, g);
+    WireMap map(fn, scratch);
     WireId out = root.outs[0];
-    for (Inst &i : b.insts)
-      if (members.contains(&i) && &i != &root)
-        g.body.insts.push_back(map.moveInst(std::move(i)));
+    g.body.insts.reserve(count);
+    for (size_t k = 0; k < b.insts.size(); ++k)
+      if (member[k] && k != rootIndex)
+        g.body.insts.push_back(map.moveInst(std::move(b.insts[k])));
     g.body.insts.push_back(map.moveInst(std::move(root)));
     g.body.result = map(out);
+    map.giveWires(g);
     // Tombstones: dead instructions keep no outs and are dropped at the end.
-    for (Inst &i : b.insts)
-      if (members.contains(&i) && &i != &root) {
+    for (size_t k = 0; k < b.insts.size(); ++k)
+      if (member[k] && k != rootIndex) {
+        Inst &i = b.insts[k];
         i.outs.clear();
         i.ins.clear();
         i.kind = InstKind::Era;
@@ -427,7 +447,7 @@ private:
       return;
     defSize -= std::min(defSize, size);
     Function g = newFunction();
-    WireMap map(fn, g);
+    WireMap map(fn, scratch);
     // The arm as a λ chain over its params.
     std::unique_ptr<Block> inner = map.moveBlock(std::move(arm));
     llvm::SmallVector<WireId, 4> params(inner->params.begin(), inner->params.end());
@@ -437,7 +457,7 @@ private:
       body->params = {*it};
       Inst lam(InstKind::Lam, g.loc);
       lam.blocks.push_back(std::move(body));
-      WireId f = g.newWire("f");
+      WireId f = map.newWire("f");
       lam.outs = {f};
       body = std::make_unique<Block>();
       body->insts.push_back(std::move(lam));
@@ -445,6 +465,7 @@ private:
     }
     g.body.insts = std::move(body->insts);
     g.body.result = body->result;
+    map.giveWires(g);
     // The arm applies the reference to fresh params of its own.
     Block replaced;
     Inst ref(InstKind::Ref, g.loc);
@@ -470,25 +491,50 @@ private:
 
   Function newFunction() {
     Function g;
-    g.name = module.save(freshName());
+    g.name = freshName();
     g.loc = fn.loc;
     g.builtin = fn.builtin;
     g.generated = true;
     return g;
   }
 
-  /// Renumbers the wires of what moves from `from` into `to`.
+  /// Renumbers the wires of what moves out of `from` into a new function,
+  /// in the scratch's tables, until `giveWires` hands them over.
   struct WireMap {
     Function &from, &to;
-    llvm::DenseMap<WireId, WireId> map;
-    WireMap(Function &f, Function &t) : from(f), to(t) {}
+    std::vector<WireId> &moved;
+    llvm::SmallVector<WireId, 16> mapped; // the old wires `moved` has an entry for
+    WireMap(Function &f, Scratch &scratch)
+        : from(f), to(scratch.movedWires), moved(scratch.movedWire) {
+      to.wireNames.clear();
+      to.unscoped.clear();
+      to.bindRank.clear();
+      if (moved.size() < from.wireCount())
+        moved.resize(from.wireCount(), NoWire);
+    }
+    WireMap(const WireMap &) = delete;
+    WireMap &operator=(const WireMap &) = delete;
+    ~WireMap() {
+      for (WireId w : mapped)
+        moved[w] = NoWire;
+    }
     WireId operator()(WireId w) {
       if (w == NoWire)
         return w;
-      auto [it, inserted] = map.try_emplace(w, 0);
-      if (inserted)
-        it->second = to.newWire(from.wireNames[w], from.unscoped[w]);
-      return it->second;
+      if (w >= moved.size())
+        moved.resize(w + 1, NoWire);
+      if (moved[w] == NoWire) {
+        moved[w] = to.newWire(from.wireNames[w], from.unscoped[w]);
+        mapped.push_back(w);
+      }
+      return moved[w];
+    }
+    WireId newWire(llvm::StringRef hint) { return to.newWire(hint); }
+    /// Gives the wires made so far to `g`, each table at its size.
+    void giveWires(Function &g) {
+      g.wireNames.assign(to.wireNames.begin(), to.wireNames.end());
+      g.unscoped.assign(to.unscoped.begin(), to.unscoped.end());
+      g.bindRank.assign(to.bindRank.begin(), to.bindRank.end());
     }
     Inst moveInst(Inst &&i) {
       Inst moved = std::move(i);
@@ -535,6 +581,7 @@ private:
   Function &fn;
   std::vector<Function> &made;
   SharedState &shared;
+  Scratch &scratch;
   // The scratch's buffers (see Scratch); a probe uses only the last three.
   BlockGraph &graph;
   std::vector<Liveness::Value> &live;
