@@ -48,7 +48,8 @@ const Term *stripLams(const Term *t, unsigned n) {
 /// plain value.
 class PlainValues {
 public:
-  explicit PlainValues(const Program &program) : program(program) {
+  explicit PlainValues(const Program &program)
+      : program(program), idOf(unsigned(program.defs.size())) {
     for (const AdtInfo &adt : program.adts)
       for (const AdtInfo::Ctr &c : adt.ctrs)
         ctrFields[c.name] = unsigned(c.fields.size());
@@ -65,15 +66,32 @@ public:
       scopes.clear();
       findNumericVariables(d.body, scopes, false);
     }
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (size_t id = 0; id < n; ++id) {
-        if (numeric[id] && !proven[id] && !isPlain(stripLams(program.defs[id].body, arity[id]))) {
-          numeric[id] = false;
-          changed = true;
-        }
+    // The greatest fixpoint: every definition starts plain, and one that is
+    // not given what the others are now is marked and its users asked again.
+    // What makes a definition plain is a conjunction, so an answer of "no"
+    // is final, and a "yes" depends only on the definitions it asked about.
+    users.resize(n);
+    std::vector<uint32_t> work;
+    auto evaluate = [&](uint32_t id) {
+      asking = id;
+      if (!isPlain(stripLams(program.defs[id].body, arity[id]))) {
+        numeric[id] = false;
+        work.push_back(id);
       }
+    };
+    for (uint32_t id = 0; id < n; ++id)
+      if (!proven[id])
+        evaluate(id);
+    while (!work.empty()) {
+      uint32_t changed = work.back();
+      work.pop_back();
+      llvm::SmallVector<uint32_t, 2> asked = std::move(users[changed]);
+      for (uint32_t user : asked)
+        if (numeric[user] && !proven[user])
+          evaluate(user);
     }
+    users.clear();
+    users.shrink_to_fit();
     settled = true;
   }
 
@@ -170,9 +188,11 @@ private:
     auto within = [&](llvm::StringRef name, Binder b, auto &&body) {
       if (name.empty())
         return body();
-      scopes[name].push_back(std::move(b));
+      // A map's values stay in place as it grows.
+      llvm::SmallVector<Binder, 2> &shadowed = scopes[name];
+      shadowed.push_back(std::move(b));
       body();
-      Binder done = scopes[name].pop_back_val();
+      Binder done = shadowed.pop_back_val();
       for (const VarTerm *v : done.uses) {
         if (done.numeric)
           numericVars.insert(v);
@@ -245,7 +265,11 @@ private:
 
   bool callIsPlain(llvm::StringRef name, unsigned args) const {
     auto id = idOf.find(name);
-    return id != idOf.end() && arity[id->second] == args && numeric[id->second];
+    if (id == idOf.end() || arity[id->second] != args)
+      return false;
+    if (!settled)
+      users[id->second].push_back(asking);
+    return numeric[id->second];
   }
 
   const Program &program;
@@ -256,6 +280,10 @@ private:
   std::vector<bool> numeric;
   llvm::StringMap<unsigned> ctrFields; // constructors: how many fields
   bool settled = false;
+  // While settling: the definitions that asked about each one, and the
+  // one asking now.
+  mutable std::vector<llvm::SmallVector<uint32_t, 2>> users;
+  uint32_t asking = 0;
   mutable llvm::DenseMap<const Term *, bool> memo;
   llvm::DenseSet<const VarTerm *> numericVars;
   llvm::DenseMap<const VarTerm *, const Term *> letValueOf;
@@ -356,9 +384,10 @@ private:
     auto bindIn = [&](llvm::StringRef name, auto &&inside, unsigned slot = 0) {
       if (name.empty())
         return inside();
-      scopes[name].push_back({me, slot});
+      auto &shadowed = scopes[name]; // a map's values stay in place as it grows
+      shadowed.push_back({me, slot});
       inside();
-      scopes[name].pop_back();
+      shadowed.pop_back();
     };
     switch (t->kind) {
     case TermKind::Var: {
