@@ -1665,8 +1665,9 @@ void Desugarer::emitDefinition(const DefData &def) {
   withType = {};
   if (def.hvm) {
     facts.defs[def.name] = TypingFacts::Def{def.hvm->type, file, false, false, def.hvm->range};
-    prog.hvmDefs.push_back(core::HvmDefinition{prog.save(def.name), prog.save(def.hvm->text),
-                                               at(def.hvm->range), def.builtin});
+    prog.hvmDefs.push_back(core::HvmDefinition{
+        prog.save(def.name), prog.save(def.hvm->text), at(def.hvm->range),
+        llvm::SMLoc::getFromPointer(def.hvm->text.data()), def.builtin});
     return;
   }
   checkedDef = def.fun->checked();

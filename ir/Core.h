@@ -170,6 +170,7 @@ struct HvmDefinition {
   llvm::StringRef name;
   llvm::StringRef text; // the net, in HVM2 text syntax
   llvm::SMLoc loc;
+  llvm::SMLoc textLoc; // where the text is in the source (a copy is kept in `text`)
   bool builtin = false;
 };
 

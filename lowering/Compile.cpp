@@ -8,6 +8,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/thread.h"
 
+#include <algorithm>
+
 namespace bendc::lowering {
 
 namespace {
@@ -15,38 +17,57 @@ namespace {
 constexpr unsigned kStackSize = 1u << 30;
 
 /// Definitions written as nets (`hvm name: ...`), read once with the .hvm
-/// reader from one buffer that also declares every function, so references
-/// resolve. Empty when there are none; null after an error in their text.
+/// reader from one buffer; their references may name the program's
+/// functions. What the reader reports points into the Bend source. Empty
+/// when there are none; null after an error in their text.
 std::optional<net::Book> readNetDefinitions(const core::Program &program,
                                             const hir::Module &module, DiagnosticEngine &diags) {
   if (program.hvmDefs.empty())
     return net::Book();
   std::string text;
-  llvm::StringSet<> written;
+  std::vector<size_t> textBegin; // by definition: where its text starts in `text`
   for (const core::HvmDefinition &h : program.hvmDefs) {
     text += '@';
     text += h.name;
     text += " = ";
+    textBegin.push_back(text.size());
     text += h.text;
     text += '\n';
-    written.insert(h.name);
   }
-  for (const hir::Function &fn : module.functions)
-    if (!written.contains(fn.name)) {
-      text += '@';
-      text += fn.name;
-      text += " = *\n";
-    }
-  if (!written.contains("main") && module.entry != "main")
-    text += "@main = *\n";
   llvm::SourceMgr &sm = diags.sourceMgr();
   unsigned id = sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "<hvm definitions>"),
                                       llvm::SMLoc());
-  std::optional<net::Book> nets = readHvmBook(sm, id, diags);
-  if (!nets)
+  DiagnosticEngine read(sm);
+  // The entry point is @main in the book, whatever the program calls it.
+  std::optional<net::Book> nets = readHvmDefinitions(sm, id, read, [&](llvm::StringRef name) {
+    return name == "main" || module.find(name) != nullptr;
+  });
+  // A place in the buffer is the same place in the definition's source
+  // text; one in the `@name = ` before it is the definition itself.
+  const char *start = sm.getMemoryBuffer(id)->getBufferStart();
+  auto inSource = [&](llvm::SMLoc loc) {
+    const char *p = loc.getPointer();
+    if (!p || p < start || p > start + text.size())
+      return loc;
+    size_t offset = size_t(p - start);
+    size_t k = size_t(std::upper_bound(textBegin.begin(), textBegin.end(), offset) - textBegin.begin());
+    if (k == 0)
+      return program.hvmDefs[0].loc;
+    const core::HvmDefinition &h = program.hvmDefs[k - 1];
+    size_t within = offset - textBegin[k - 1];
+    if (within > h.text.size() || !h.textLoc.isValid() ||
+        !sm.FindBufferContainingLoc(h.textLoc))
+      return within > h.text.size() && k < program.hvmDefs.size() ? program.hvmDefs[k].loc : h.loc;
+    return llvm::SMLoc::getFromPointer(h.textLoc.getPointer() + within);
+  };
+  auto rangeInSource = [&](llvm::SMRange r) { return llvm::SMRange(inSource(r.Start), inSource(r.End)); };
+  for (const Diagnostic &d : read.diagnostics()) {
+    Diagnostic &copy = diags.report(d.kind, rangeInSource(d.range), d.message);
+    for (const DiagNote &n : d.notes)
+      copy.notes.push_back({rangeInSource(n.range), n.message});
+  }
+  if (read.hasErrors())
     return std::nullopt;
-  // Keep only the definitions written as nets; the rest were placeholders.
-  llvm::erase_if(nets->defs, [&](const net::Def &d) { return !written.contains(nets->names[d.name]); });
   return nets;
 }
 

@@ -66,8 +66,10 @@ struct OpenNode {
 
 class Reader {
 public:
-  Reader(llvm::StringRef text, DiagnosticEngine &diags)
-      : lexer(text), bufferStart(text.begin()), bufferEnd(text.end()), diags(diags) {}
+  Reader(llvm::StringRef text, DiagnosticEngine &diags,
+         llvm::function_ref<bool(llvm::StringRef)> definedOutside = nullptr)
+      : lexer(text), bufferStart(text.begin()), bufferEnd(text.end()), diags(diags),
+        definedOutside(definedOutside) {}
 
   std::optional<net::Book> read();
 
@@ -116,6 +118,9 @@ private:
   const char *bufferStart;
   const char *bufferEnd;
   DiagnosticEngine &diags;
+  /// For definitions that are part of a larger book: the names defined in
+  /// the rest of it (and @main need not be here). Null for a whole book.
+  llvm::function_ref<bool(llvm::StringRef)> definedOutside;
   Token cur, prev1, prev2;
 
   net::Book book;
@@ -137,7 +142,8 @@ std::optional<net::Book> Reader::read() {
       recover(defStart);
   }
   checkReferences();
-  checkMain();
+  if (!definedOutside)
+    checkMain();
   if (diags.errors() != errorsBefore)
     return std::nullopt;
   return std::move(book);
@@ -366,7 +372,7 @@ void Reader::checkVariables(llvm::StringRef defName) {
 
 void Reader::checkReferences() {
   for (auto [name, loc] : references)
-    if (!defined.count(name))
+    if (!defined.count(name) && !(definedOutside && definedOutside(book.names[name])))
       diags.report(DiagKind::HvmUnboundReference, loc,
                    "reference to undefined definition @" + book.names[name]);
 }
@@ -416,6 +422,13 @@ std::optional<net::Book> readHvmBook(llvm::SourceMgr &sm, unsigned bufferId,
                                      DiagnosticEngine &diags) {
   const llvm::MemoryBuffer *buffer = sm.getMemoryBuffer(bufferId);
   return Reader(buffer->getBuffer(), diags).read();
+}
+
+std::optional<net::Book>
+readHvmDefinitions(llvm::SourceMgr &sm, unsigned bufferId, DiagnosticEngine &diags,
+                   llvm::function_ref<bool(llvm::StringRef)> definedOutside) {
+  const llvm::MemoryBuffer *buffer = sm.getMemoryBuffer(bufferId);
+  return Reader(buffer->getBuffer(), diags, definedOutside).read();
 }
 
 } // namespace bendc

@@ -4,6 +4,8 @@
 #include "frontend/Diagnostic.h"
 #include "ir/Net.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <optional>
 
 namespace bendc {
@@ -15,5 +17,13 @@ namespace bendc {
 /// Returns the book, or nothing when any error was reported.
 std::optional<net::Book> readHvmBook(llvm::SourceMgr &sm, unsigned bufferId,
                                      DiagnosticEngine &diags);
+
+/// Reads definitions that are part of a larger book (a Bend program's `hvm`
+/// definitions), checked as readHvmBook checks a book, except that a
+/// reference may also name a definition `definedOutside` accepts and the
+/// buffer need not define `@main`.
+std::optional<net::Book>
+readHvmDefinitions(llvm::SourceMgr &sm, unsigned bufferId, DiagnosticEngine &diags,
+                   llvm::function_ref<bool(llvm::StringRef)> definedOutside);
 
 } // namespace bendc
