@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace bendc::parse {
 
@@ -14,8 +15,15 @@ using P = Parser;
 Lexer::Lexer(DiagnosticEngine &diags, ast::AstContext &ctx, llvm::StringRef buffer)
     : diags(diags), ctx(ctx), bufStart(buffer.begin()), cur(buffer.begin()), limit(buffer.end()),
       scanPos(buffer.begin()), scanLine(buffer.begin()) {
-  const llvm::UTF8 *begin = reinterpret_cast<const llvm::UTF8 *>(buffer.begin());
-  const llvm::UTF8 *p = begin;
+  // Runs of ASCII need no decoding: skip them eight bytes at a time, and
+  // validate from the first byte with its high bit set.
+  const char *ascii = buffer.begin();
+  for (uint64_t word; buffer.end() - ascii >= 8; ascii += 8) {
+    std::memcpy(&word, ascii, 8);
+    if (word & 0x8080808080808080ull)
+      break;
+  }
+  const llvm::UTF8 *p = reinterpret_cast<const llvm::UTF8 *>(ascii);
   if (!llvm::isLegalUTF8String(&p, reinterpret_cast<const llvm::UTF8 *>(buffer.end()))) {
     const char *bad = reinterpret_cast<const char *>(p);
     error(DiagKind::InvalidUtf8, bad, bad + 1, "the file is not valid UTF-8");

@@ -37,6 +37,23 @@ TEST_CASE("invalid UTF-8 is a diagnostic, not a crash") {
   CHECK(r->text().find("[InvalidUtf8]") != std::string::npos);
 }
 
+TEST_CASE("UTF-8 is checked wherever the first non-ASCII byte falls") {
+  // The check skips ASCII eight bytes at a time: put the first byte with
+  // its high bit set at each offset within such a stretch, after a prefix
+  // long enough to be skipped.
+  for (size_t pad = 0; pad < 9; ++pad) {
+    CAPTURE(pad);
+    std::string prefix = "# " + std::string(20 + pad, 'x') + "\nmain = \"";
+    auto good = runOn(prefix + "h\xc3\xa9 \xe2\x82\xac\"", emitting(EmitStage::Core, false));
+    CHECK_FALSE(good->diags->hasErrors());
+    auto bad = runOn(prefix + "h\xc3\"", emitting(EmitStage::Core, false));
+    REQUIRE(bad->diags->hasErrors());
+    // The first byte that is not UTF-8: the lone lead byte \xc3.
+    std::string where = "test.bend:2:" + std::to_string(10) + ": error: the file is not valid UTF-8";
+    CHECK(bad->text().rfind(where, 0) == 0);
+  }
+}
+
 TEST_CASE("syntax errors name the expected and found tokens") {
   auto r = runOn("main = (+ 1 2", emitting(EmitStage::Core, false));
   CHECK(r->text().rfind("test.bend:1:14: error: expected ')' but found end of file [SyntaxError]",
