@@ -15,18 +15,27 @@ using P = Parser;
 Lexer::Lexer(DiagnosticEngine &diags, ast::AstContext &ctx, llvm::StringRef buffer)
     : diags(diags), ctx(ctx), bufStart(buffer.begin()), cur(buffer.begin()), limit(buffer.end()),
       scanPos(buffer.begin()), scanLine(buffer.begin()) {
-  // Runs of ASCII need no decoding: skip them eight bytes at a time, and
-  // validate from the first byte with its high bit set.
-  const char *ascii = buffer.begin();
-  for (uint64_t word; buffer.end() - ascii >= 8; ascii += 8) {
-    std::memcpy(&word, ascii, 8);
-    if (word & 0x8080808080808080ull)
+  // Runs of ASCII need no decoding: they are skipped eight bytes at a time,
+  // and only the characters between them are checked.
+  const char *p = buffer.begin(), *end = buffer.end();
+  while (p < end) {
+    for (uint64_t word; end - p >= 8; p += 8) {
+      std::memcpy(&word, p, 8);
+      if (word & 0x8080808080808080ull)
+        break;
+    }
+    if (p == end)
       break;
-  }
-  const llvm::UTF8 *p = reinterpret_cast<const llvm::UTF8 *>(ascii);
-  if (!llvm::isLegalUTF8String(&p, reinterpret_cast<const llvm::UTF8 *>(buffer.end()))) {
-    const char *bad = reinterpret_cast<const char *>(p);
-    error(DiagKind::InvalidUtf8, bad, bad + 1, "the file is not valid UTF-8");
+    if (static_cast<unsigned char>(*p) < 0x80) {
+      ++p;
+      continue;
+    }
+    auto *at = reinterpret_cast<const llvm::UTF8 *>(p);
+    if (!llvm::isLegalUTF8Sequence(at, reinterpret_cast<const llvm::UTF8 *>(end))) {
+      error(DiagKind::InvalidUtf8, p, p + 1, "the file is not valid UTF-8");
+      break;
+    }
+    p += llvm::getNumBytesForUTF8(*at);
   }
 }
 

@@ -51,6 +51,12 @@ TEST_CASE("UTF-8 is checked wherever the first non-ASCII byte falls") {
     // The first byte that is not UTF-8: the lone lead byte \xc3.
     std::string where = "test.bend:2:" + std::to_string(10) + ": error: the file is not valid UTF-8";
     CHECK(bad->text().rfind(where, 0) == 0);
+    // A bad byte after valid characters and more ASCII is found too.
+    auto later = runOn(prefix + "\xce\xbb " + std::string(pad + 9, 'y') + "\xe2\x82\"",
+                       emitting(EmitStage::Core, false));
+    REQUIRE(later->diags->hasErrors());
+    where = "test.bend:2:" + std::to_string(9 + 2 + 1 + pad + 9) + ": error: the file is not valid UTF-8";
+    CHECK(later->text().rfind(where, 0) == 0);
   }
 }
 
