@@ -198,6 +198,7 @@ private:
   std::vector<Item> walkStack; // walk()'s
   uint32_t nodeCount = 0;
   uint32_t slotBase = 0;
+  bool unknownRoles = false; // some `(a b)` does not say whether it is a function
   rt::DefInfo *info = nullptr;
   bool hasDup = false;
 };
@@ -223,20 +224,17 @@ std::optional<rt::Book> Polarizer::run() {
   // definitions (see ShapeInference.h), starting from what each definition
   // alone already says, so that inference never joins a known function with
   // a known pair. Only text needs this.
-  bool guessing = llvm::any_of(book.trees, [](const net::Tree &t) {
-    return t.kind == TreeKind::Con && t.role == net::ConRole::Unknown;
-  });
-  if (guessing) {
+  // (A book whose every `(a b)` says what it is has no classes: every
+  // tree's class is None, and there is nothing to decide.)
+  if (unknownRoles) {
     std::vector<ConShape> known(book.trees.size(), ConShape::Unknown);
     for (const DefState &st : states)
       for (TreeId con : consOf(st))
         if (relationKnown(con))
           known[con.index] = functionRelation(con) ? ConShape::Function : ConShape::Pair;
     shapes = inferShapes(book, known);
-  } else {
-    shapes.resize(book.trees.size());
+    decideShapes();
   }
-  decideShapes();
   for (uint32_t id = 0; id < book.defs.size(); ++id) {
     select(id);
     applyDefaults();
@@ -419,6 +417,7 @@ bool Polarizer::visit(const Item &item, std::vector<Item> &stack) {
   Item snd{tree.snd, {Position::Slot, 2 * node + 1}, Rel::Same, t.index};
   switch (tree.kind) {
   case TreeKind::Con:
+    unknownRoles |= tree.role == net::ConRole::Unknown;
     fst.rel = item.switchCases ? Rel::Pos : Rel::Free;
     if (!item.switchCases)
       allCons.push_back(t);

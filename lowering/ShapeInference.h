@@ -40,8 +40,11 @@ class ShapeClasses {
 public:
   static constexpr uint32_t None = ~0u;
 
-  /// The class of a `(a b)` tree (None for other trees).
-  uint32_t classOf(net::TreeId t) const { return classOfTree[t.index]; }
+  /// The class of a `(a b)` tree (None for other trees, and for every tree
+  /// when no inference ran).
+  uint32_t classOf(net::TreeId t) const {
+    return t.index < classOfTree.size() ? classOfTree[t.index] : None;
+  }
   ConShape shape(uint32_t cls) const { return shapes[find(cls)]; }
   /// Fixes the shape of a class; false if it already had the other shape.
   bool decide(uint32_t cls, ConShape s);
