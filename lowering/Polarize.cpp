@@ -214,12 +214,6 @@ std::optional<rt::Book> Polarizer::run() {
     ok &= constrainDefinition(id);
   if (!ok)
     return std::nullopt;
-  // A compiler that knows what each `(a b)` is says so; nothing is guessed
-  // for those.
-  for (const DefState &st : states)
-    for (TreeId con : consOf(st))
-      if (book[con].role != net::ConRole::Unknown && !relationKnown(con))
-        uf.unite(book[con].fst.index, con.index, book[con].role == net::ConRole::Function);
   // Then which `(a b)` is a function and which a pair flows between
   // definitions (see ShapeInference.h), starting from what each definition
   // alone already says, so that inference never joins a known function with
@@ -281,6 +275,15 @@ bool Polarizer::constrainDefinition(uint32_t id) {
   nodeCount = 0;
   hasDup = false;
   bool ok = constrain() && checkUseCounts();
+  // A compiler that knows what each `(a b)` is says so; nothing is guessed
+  // for those. (Each definition's trees are apart from the others', so this
+  // can be done while they are at hand.)
+  if (ok)
+    for (size_t k = consBegin; k < allCons.size(); ++k) {
+      TreeId con = allCons[k];
+      if (book[con].role != net::ConRole::Unknown && !relationKnown(con))
+        uf.unite(book[con].fst.index, con.index, book[con].role == net::ConRole::Function);
+    }
   for (uint32_t name : usedNames) {
     firstUse[name] = NoIndex;
     useCount[name] = 0;
