@@ -2,12 +2,11 @@
 #include "runtime/common/Numeric.h"
 
 #include "llvm/ADT/StringMap.h"
-
-#include <deque>
-#include <iterator>
 #include "llvm/Support/Casting.h"
 
 #include <algorithm>
+#include <deque>
+#include <iterator>
 
 namespace bendc::lowering {
 

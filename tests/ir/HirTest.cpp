@@ -73,7 +73,8 @@ Inst *findFirst(Function &fn, InstKind kind) {
 
 std::string hvmOf(Module &m, bool eta = true) {
   net::Book book;
-  DiagnosticEngine diags(*new llvm::SourceMgr); // leaked: the test process is short-lived
+  llvm::SourceMgr sources;
+  DiagnosticEngine diags(sources);
   lowering::NetOptions options;
   options.eta = eta;
   REQUIRE(lowering::lowerToNet(m, options, book, diags));
