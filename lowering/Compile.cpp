@@ -55,9 +55,10 @@ std::optional<net::Book> readNetDefinitions(const core::Program &program,
       return program.hvmDefs[0].loc;
     const core::HvmDefinition &h = program.hvmDefs[k - 1];
     size_t within = offset - textBegin[k - 1];
-    if (within > h.text.size() || !h.textLoc.isValid() ||
-        !sm.FindBufferContainingLoc(h.textLoc))
-      return within > h.text.size() && k < program.hvmDefs.size() ? program.hvmDefs[k].loc : h.loc;
+    if (within > h.text.size()) // the next definition's `@name = `, or the end
+      return k < program.hvmDefs.size() ? program.hvmDefs[k].loc : h.loc;
+    if (!h.textLoc.isValid() || !sm.FindBufferContainingLoc(h.textLoc))
+      return h.loc;
     return llvm::SMLoc::getFromPointer(h.textLoc.getPointer() + within);
   };
   auto rangeInSource = [&](llvm::SMRange r) { return llvm::SMRange(inSource(r.Start), inSource(r.End)); };
