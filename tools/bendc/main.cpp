@@ -315,6 +315,13 @@ int main(int argc, char **argv) {
   // grows a page at a time, one system call each: 1.3 ms of a 5 ms compile.
   // The main arena grows in large steps.
   mallopt(M_ARENA_MAX, 1);
+  // A compile frees large blocks (a table outgrowing itself, the syntax
+  // tree once it is desugared) and then allocates as much again. By default
+  // glibc maps such blocks fresh and gives them back when freed, so their
+  // memory was paid for in page faults twice: 13% of the faults of a 4 MB
+  // program, 3% of its compile time.
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
   // Give `--stats` to bendc: LLVM's own statistics switch is renamed and hidden.
   if (cl::Option *llvmStats = cl::getRegisteredOptions().lookup("stats")) {
