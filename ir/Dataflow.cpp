@@ -106,6 +106,11 @@ std::vector<Liveness::Value> liveInputs(const BlockGraph &graph) { return solve(
 void useCounts(Function &fn, BlockGraph &graph, std::vector<UseCounts::Value> &escaping,
                std::vector<unsigned> &counts) {
   graph.build(fn);
+  useCountsOver(fn, graph, escaping, counts);
+}
+
+void useCountsOver(const Function &fn, const BlockGraph &graph,
+                   std::vector<UseCounts::Value> &escaping, std::vector<unsigned> &counts) {
   solve(graph, UseCounts{}, escaping);
   counts.assign(fn.wireCount(), 0);
   llvm::SmallVector<const UseCounts::Value *, 4> children;

@@ -141,4 +141,8 @@ std::vector<unsigned> useCounts(Function &fn);
 void useCounts(Function &fn, BlockGraph &graph, std::vector<UseCounts::Value> &escaping,
                std::vector<unsigned> &counts);
 
+/// The same over `graph` as it is: it must number `fn`'s blocks already.
+void useCountsOver(const Function &fn, const BlockGraph &graph,
+                   std::vector<UseCounts::Value> &escaping, std::vector<unsigned> &counts);
+
 } // namespace bendc::hir

@@ -134,8 +134,7 @@ public:
     graph.build(fn);
     solve(graph, Liveness{}, live);
     solve(graph, Subtree{&fn}, subtrees);
-    defSize = 0;
-    forEachInst(fn.body, [&](Inst &i) { defSize += baseSize(i); });
+    defSize = subtrees[0].size; // the body's, with every block inside it
     indexAll();
     visitBlockRoots(fn.body);
   }

@@ -37,7 +37,10 @@ struct Scratch {
 
 namespace {
 
-void linearizeMatchesIn(Function &fn, MatchLinearization level, Scratch &scratch) {
+/// Moves the variables switch and match arms use into their params. True
+/// when `fn` has neither: it is left as it was, and `scratch.graph` still
+/// numbers its blocks.
+bool linearizeMatchesIn(Function &fn, MatchLinearization level, Scratch &scratch) {
   BlockGraph &graph = scratch.graph;
   graph.build(fn);
   // Switches in the order blocks were numbered (parents first), then
@@ -49,7 +52,7 @@ void linearizeMatchesIn(Function &fn, MatchLinearization level, Scratch &scratch
       if (i.kind == InstKind::Swi || i.kind == InstKind::Match)
         switches.emplace_back(&i, unsigned(b));
   if (switches.empty())
-    return;
+    return true;
   std::vector<Liveness::Value> &live = scratch.live;
   solve(graph, Liveness{}, live);
   for (auto it = switches.rbegin(); it != switches.rend(); ++it) {
@@ -96,6 +99,7 @@ void linearizeMatchesIn(Function &fn, MatchLinearization level, Scratch &scratch
     }
     swi.ins.append(vars.begin(), vars.end());
   }
+  return false;
 }
 
 } // namespace
@@ -238,9 +242,14 @@ void expandMatches(Module &module) {
 
 namespace {
 
-void linearizeVariablesIn(Function &fn, Scratch &scratch) {
+/// Gives each wire used more than once its dups and each unused one an
+/// eraser. `graphBuilt`: `scratch.graph` numbers `fn`'s blocks as they are.
+void linearizeVariablesIn(Function &fn, Scratch &scratch, bool graphBuilt = false) {
   std::vector<unsigned> &uses = scratch.uses;
-  useCounts(fn, scratch.graph, scratch.escaping, uses);
+  if (graphBuilt)
+    useCountsOver(fn, scratch.graph, scratch.escaping, uses);
+  else
+    useCounts(fn, scratch.graph, scratch.escaping, uses);
   unsigned originalWires = fn.wireCount();
   // A wire used n > 1 times gets n copies, handed to its uses in order:
   // block by block (a block's instructions, then its result, then the
@@ -319,10 +328,12 @@ void linearizeVariables(Module &module) {
 void linearizeEachFunction(Module &module, MatchLinearization level) {
   Scratch scratch;
   for (Function &fn : module.functions) {
-    if (level != MatchLinearization::Disabled)
-      linearizeMatchesIn(fn, level, scratch);
-    expandMatchesIn(fn, module.scott);
-    linearizeVariablesIn(fn, scratch);
+    // Without switches and matches, the first two passes change nothing and
+    // the blocks numbered for the first serve the third.
+    bool unchanged = level != MatchLinearization::Disabled && linearizeMatchesIn(fn, level, scratch);
+    if (!unchanged)
+      expandMatchesIn(fn, module.scott);
+    linearizeVariablesIn(fn, scratch, unchanged);
   }
   if (level == MatchLinearization::Enabled)
     module.invariants.matchesLinearized = true;
