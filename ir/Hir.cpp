@@ -45,6 +45,47 @@ const Function *Module::find(llvm::StringRef name) const {
   return const_cast<Module *>(this)->find(name);
 }
 
+Function *Module::targetById(const Inst &ref) {
+  uint32_t id = ref.numb;
+  if (id == NoFunction)
+    return nullptr;
+  auto byId = [&]() -> Function * {
+    if (id >= positions.size() || positions[id] >= functions.size())
+      return nullptr;
+    Function &f = functions[positions[id]];
+    return f.id == id ? &f : nullptr;
+  };
+  Function *f = byId();
+  if (!f && (positionsFor != functions.size() || positionsAt != functions.data())) {
+    // Functions came, went or moved since the positions were taken.
+    positions.clear();
+    for (size_t k = 0; k < functions.size(); ++k) {
+      uint32_t fid = functions[k].id;
+      if (fid == NoFunction)
+        continue;
+      if (fid >= positions.size())
+        positions.resize(size_t(fid) + 1, ~0u);
+      positions[fid] = uint32_t(k);
+    }
+    positionsFor = functions.size();
+    positionsAt = functions.data();
+    f = byId();
+  }
+  return f && f->name == ref.ref ? f : nullptr;
+}
+const Function *Module::targetById(const Inst &ref) const {
+  return const_cast<Module *>(this)->targetById(ref);
+}
+
+Function *Module::target(const Inst &ref) {
+  if (Function *f = targetById(ref))
+    return f;
+  return find(ref.ref);
+}
+const Function *Module::target(const Inst &ref) const {
+  return const_cast<Module *>(this)->target(ref);
+}
+
 void renameUses(Block &block, llvm::function_ref<WireId(WireId)> rename) {
   forEachBlock(block, [&](Block &b) {
     b.result = rename(b.result);
@@ -152,9 +193,14 @@ void printModule(llvm::raw_ostream &os, const Module &module, bool withBuiltins)
 std::vector<std::string> verify(const Module &module) {
   std::vector<std::string> problems;
   llvm::StringSet<> names;
-  for (const Function &fn : module.functions)
+  llvm::DenseMap<uint32_t, const Function *> byId;
+  for (const Function &fn : module.functions) {
     if (!names.insert(fn.name).second)
       problems.push_back("function @" + fn.name.str() + " is defined twice");
+    if (fn.id != NoFunction && !byId.try_emplace(fn.id, &fn).second)
+      problems.push_back("functions @" + byId[fn.id]->name.str() + " and @" + fn.name.str() +
+                         " have the same id " + std::to_string(fn.id));
+  }
   auto known = [&](llvm::StringRef name) {
     return names.contains(name) || module.netReferences.count(name) != 0;
   };
@@ -204,6 +250,11 @@ std::vector<std::string> verify(const Module &module) {
           use(w);
         if (i.kind == InstKind::Ref && !known(i.ref))
           problems.push_back("reference to unknown function @" + i.ref.str() + where);
+        // An id that names another function is one a pass forgot to change.
+        if (i.kind == InstKind::Ref && i.numb != NoFunction)
+          if (auto it = byId.find(i.numb); it != byId.end() && it->second->name != i.ref)
+            problems.push_back("reference to @" + i.ref.str() + " holds the id of @" +
+                               it->second->name.str() + where);
         if (i.kind == InstKind::Lam && i.blocks[0]->params.size() != 1)
           problems.push_back("a λ body takes exactly one param" + where);
         if (i.kind == InstKind::Match)

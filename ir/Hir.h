@@ -46,6 +46,9 @@ namespace bendc::hir {
 
 using WireId = uint32_t;
 inline constexpr WireId NoWire = ~0u;
+/// No function's id (Function::id): a reference that holds it is resolved
+/// by name.
+inline constexpr uint32_t NoFunction = ~0u;
 
 // Instruction kinds, listed once: X(Name, mnemonic, outs, fixed ins, blocks).
 // `-1` ins: the switch and the match take their scrutinee and then any number
@@ -84,14 +87,19 @@ struct Block;
 
 struct Inst {
   InstKind kind;
-  uint32_t numb = 0;     // Num, OprNum: an HVM2 number word (next to kind: no padding)
+  /// Num, OprNum: an HVM2 number word. Ref: the id of the function `ref`
+  /// names (Function::id), or NoFunction; Module::target checks it against
+  /// the name, so one a pass left behind costs a lookup, never a wrong
+  /// target. (Next to kind: no padding.)
+  uint32_t numb = 0;
   llvm::SmallVector<WireId, 2> outs;
   llvm::SmallVector<WireId, 2> ins;
   llvm::StringRef ref;   // Ref: the definition's name
   llvm::SmallVector<std::unique_ptr<Block>, 2> blocks; // Lam: body; Swi: zero, succ; Match: arms
   llvm::SMLoc loc;
 
-  explicit Inst(InstKind k, llvm::SMLoc l = {}) : kind(k), loc(l) {}
+  explicit Inst(InstKind k, llvm::SMLoc l = {})
+      : kind(k), numb(k == InstKind::Ref ? NoFunction : 0), loc(l) {}
   Inst(Inst &&) noexcept = default;
   Inst &operator=(Inst &&) noexcept = default;
   Inst(const Inst &) = delete;
@@ -114,6 +122,10 @@ struct Block {
 
 struct Function {
   llvm::StringRef name;
+  /// Unique in its module and kept when functions move or are renamed:
+  /// what references hold (Inst::numb). NoFunction: references to it go
+  /// by name.
+  uint32_t id = NoFunction;
   llvm::SMLoc loc;
   bool builtin = false;
   bool generated = false; // made by a pass (a floated combinator)
@@ -153,8 +165,9 @@ struct Invariants {
 struct Module {
   bool scott = false; // ADTs are Scott-encoded (else NumScott)
   llvm::BumpPtrAllocator arena;
-  /// The names the module keeps (of functions, and those passes make):
-  /// copied, not uniqued, as each is saved about once.
+  /// The names the module keeps (those passes make): copied, not uniqued,
+  /// as each is saved about once. The names of the functions Core to HIR
+  /// makes point into the Core program, as wire names do.
   llvm::StringSaver strings{arena};
   std::vector<Function> functions;
   llvm::StringMap<unsigned> constructors; // ADT constructors and their field counts
@@ -170,9 +183,24 @@ struct Module {
   /// rebuilds the index, as the function list may have changed.
   Function *find(llvm::StringRef name);
   const Function *find(llvm::StringRef name) const;
+  /// The function the reference `ref` names, or null: the one its id
+  /// (Inst::numb) gives when that function has the reference's name, else
+  /// the one found by name.
+  Function *target(const Inst &ref);
+  const Function *target(const Inst &ref) const;
+  /// The same by the id alone: null when the id gives no function of the
+  /// reference's name (the caller may then look by name).
+  Function *targetById(const Inst &ref);
+  const Function *targetById(const Inst &ref) const;
+  /// An id for a function a pass makes (Function::id).
+  uint32_t newFunctionId() { return nextFunctionId++; }
 
 private:
   llvm::StringMap<size_t> index; // name -> position in `functions`
+  std::vector<uint32_t> positions; // by Function::id: the place in `functions`
+  size_t positionsFor = 0;         // the functions `positions` was built for: how many,
+  const Function *positionsAt = nullptr; // and where
+  uint32_t nextFunctionId = 0;
 };
 
 /// Calls `fn(inst)` for every instruction of `block` and of the blocks nested

@@ -1,6 +1,7 @@
 #include "lowering/CoreToHir.h"
 #include "runtime/common/Numeric.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Casting.h"
 
@@ -76,6 +77,10 @@ struct Scratch {
   std::deque<std::vector<Inst>> levels; // the instructions of the blocks being made, by depth
   Function wires;                       // the wires made so far (only its wire vectors)
   std::vector<WireId> subst;
+  /// The function id of each definition, by the address of its name: the
+  /// program keeps one copy of each name, so a reference's name is at the
+  /// same address.
+  llvm::DenseMap<const char *, uint32_t> idOfName;
 };
 
 class Translator {
@@ -192,6 +197,8 @@ private:
     case core::TermKind::Ref: {
       Inst i(InstKind::Ref, t->loc);
       i.ref = cast<core::RefTerm>(t)->name;
+      if (auto it = scratch.idOfName.find(i.ref.data()); it != scratch.idOfName.end())
+        i.numb = it->second;
       return def(std::move(i), "r");
     }
     case core::TermKind::Era: return def(Inst(InstKind::Era, t->loc), "e");
@@ -376,9 +383,13 @@ std::unique_ptr<Module> coreToHir(const core::Program &program, DiagnosticEngine
   bool failed = false;
   Scratch scratch;
   module->functions.reserve(program.defs.size());
+  scratch.idOfName.reserve(unsigned(program.defs.size()));
+  for (size_t k = 0; k < program.defs.size(); ++k)
+    scratch.idOfName.try_emplace(program.defs[k].name.data(), uint32_t(k));
   for (const core::Definition &d : program.defs) {
     Function &fn = module->functions.emplace_back();
-    fn.name = module->save(d.name);
+    fn.name = d.name; // in the program, as the references' names are
+    fn.id = module->newFunctionId();
     fn.loc = d.loc;
     fn.builtin = d.builtin;
     Translator t(program, fn, diags, scratch);

@@ -198,7 +198,13 @@ private:
 /// Lowers functions into a NetGraph, one at a time, reusing its buffers.
 class Lowerer {
 public:
-  explicit Lowerer(net::Book &book) : book(book) {}
+  Lowerer(const Module &module, net::Book &book)
+      : module(module), book(book), nameAt(module.functions.size(), NoName) {}
+
+  /// The book's name of the function at `position` in the module, as
+  /// references write it.
+  uint32_t &nameOf(size_t position) { return nameAt[position]; }
+  static constexpr uint32_t NoName = ~0u;
 
   NetGraph &lower(const Function &f) {
     g.reset();
@@ -267,7 +273,7 @@ private:
     case InstKind::Era: defEnd[i.outs[0]] = E(g.node(TreeKind::Era), 0); return;
     case InstKind::Erase: useEnd[i.ins[0]] = E(g.node(TreeKind::Era), 0); return;
     case InstKind::Num: defEnd[i.outs[0]] = E(g.node(TreeKind::Num, i.numb), 0); return;
-    case InstKind::Ref: defEnd[i.outs[0]] = E(g.node(TreeKind::Ref, book.intern(i.ref)), 0); return;
+    case InstKind::Ref: defEnd[i.outs[0]] = E(g.node(TreeKind::Ref, refName(i)), 0); return;
     case InstKind::Match:
       llvm_unreachable("matches are expanded before lowering");
     case InstKind::Swi: {
@@ -304,7 +310,21 @@ private:
     block(arm);
   }
 
+  /// The book's name a reference writes: looked up once per function
+  /// referred to.
+  uint32_t refName(const Inst &ref) {
+    if (const Function *f = module.targetById(ref)) {
+      uint32_t &name = nameAt[size_t(f - module.functions.data())];
+      if (name == NoName)
+        name = book.intern(ref.ref);
+      return name;
+    }
+    return book.intern(ref.ref);
+  }
+
+  const Module &module;
   net::Book &book;
+  std::vector<uint32_t> nameAt; // by position in the module; NoName: not interned yet
   NetGraph g;
   std::vector<End> defEnd, useEnd;
 };
@@ -327,7 +347,7 @@ bool lowerToNet(const Module &module, const NetOptions &options, net::Book &book
                 DiagnosticEngine &diags) {
   bool ok = true;
   std::vector<uint32_t> freshIds;
-  Lowerer lowerer(book);
+  Lowerer lowerer(module, book);
   // Programs come to about one tree per wire (a node, or the two leaves of
   // a variable for the two wires a dup makes of one): room for them at once
   // rather than growing (and copying) the trees as they come.
@@ -336,13 +356,19 @@ bool lowerToNet(const Module &module, const NetOptions &options, net::Book &book
     wires += fn.wireCount();
   book.trees.reserve(book.trees.size() + wires + wires / 4);
   book.defs.reserve(book.defs.size() + module.functions.size());
-  for (const Function &fn : module.functions) {
+  for (size_t k = 0; k < module.functions.size(); ++k) {
+    const Function &fn = module.functions[k];
     NetGraph &g = lowerer.lower(fn);
     if (options.eta)
       g.etaReduce();
     net::Def def;
     // HVM2 books start at @main, whatever the program calls its entry point.
-    def.name = book.intern(fn.name == module.entry ? llvm::StringRef("main") : fn.name);
+    if (fn.name == module.entry) {
+      def.name = book.intern("main");
+    } else {
+      def.name = book.intern(fn.name);
+      lowerer.nameOf(k) = def.name;
+    }
     def.loc = fn.loc;
     if (!g.build(book, def, freshIds)) {
       diags.report(DiagKind::ViciousCycle, fn.loc,

@@ -68,7 +68,7 @@ public:
     Inst &i = b.insts[size_t(k)];
     switch (i.kind) {
     case InstKind::Ref: {
-      const Function *target = module.find(i.ref);
+      const Function *target = module.target(i);
       if (!target || llvm::is_contained(seen, i.ref))
         return;
       seen.push_back(target->name);
@@ -127,7 +127,7 @@ public:
           Inst &i = b.insts[k];
           if (i.kind != InstKind::Ref || !i.ref.contains("__C"))
             continue;
-          if (const Function *target = module.find(i.ref)) {
+          if (const Function *target = module.target(i)) {
             inlineAt(main, b, k, *target);
             producers.erase(&b);
             changed = true;
@@ -198,22 +198,32 @@ std::string canonicalText(const Function &fn) {
   return os.str();
 }
 
-void redirectRefs(Module &module, const llvm::StringMap<llvm::StringRef> &to) {
+/// The function references to a merged one go to: its name and id.
+struct MergedInto {
+  llvm::StringRef name;
+  uint32_t id;
+};
+
+void redirectRefs(Module &module, const llvm::StringMap<MergedInto> &to) {
   for (Function &fn : module.functions)
     forEachInst(fn.body, [&](Inst &i) {
       if (i.kind != InstKind::Ref)
         return;
-      if (auto it = to.find(i.ref); it != to.end())
-        i.ref = it->second;
+      if (auto it = to.find(i.ref); it != to.end()) {
+        i.ref = it->second.name;
+        i.numb = it->second.id;
+      }
     });
 }
 
 } // namespace
 
 void expandMain(Module &module) {
-  Function *main = module.find(module.entry);
-  if (!main)
+  // One look by name: a scan costs less than the index find() would make.
+  auto it = llvm::find_if(module.functions, [&](const Function &f) { return f.name == module.entry; });
+  if (it == module.functions.end())
     return;
+  Function *main = &*it;
   MainExpander expander(module, *main);
   expander.expandReturn(main->body, main->body.result);
   expander.expandFloated();
@@ -235,7 +245,7 @@ void mergeDefinitions(Module &module) {
         groups.emplace_back();
       groups[it->second].push_back(k);
     }
-    llvm::StringMap<llvm::StringRef> to; // old name -> merged name
+    llvm::StringMap<MergedInto> to; // old name -> the merged function
     llvm::DenseSet<size_t> dropped;
     for (const std::vector<size_t> &group : groups) {
       if (group.size() < 2)
@@ -244,9 +254,9 @@ void mergeDefinitions(Module &module) {
       for (size_t k : group)
         joined += (joined.empty() ? "" : "__M_") + module.functions[k].name.str();
       llvm::StringRef name = module.save(joined);
-      for (size_t k : group)
-        to[module.functions[k].name] = name;
       Function &first = module.functions[group.front()];
+      for (size_t k : group)
+        to[module.functions[k].name] = MergedInto{name, first.id};
       first.name = name;
       first.generated = true;
       dropped.insert(group.begin() + 1, group.end());
@@ -265,28 +275,42 @@ void mergeDefinitions(Module &module) {
 
 void pruneDefinitions(Module &module, bool keepUserDefinitions) {
   // Functions by their place in the module; other names (definitions
-  // written as nets) by name.
+  // written as nets) by name. References go by the function ids they hold;
+  // the map by name is made only if some name needs it.
   llvm::StringMap<unsigned> position;
-  for (unsigned k = 0; k < module.functions.size(); ++k)
-    position.try_emplace(module.functions[k].name, k);
+  auto positionOf = [&](llvm::StringRef name) {
+    if (position.empty())
+      for (unsigned k = 0; k < module.functions.size(); ++k)
+        position.try_emplace(module.functions[k].name, k);
+    auto it = position.find(name);
+    return it == position.end() ? NoFunction : it->second;
+  };
   std::vector<bool> reachedFunction(module.functions.size(), false);
   llvm::StringSet<> reachedOther;
   llvm::SmallVector<unsigned, 16> work;   // functions to visit
   llvm::SmallVector<llvm::StringRef, 4> nets; // net definitions to visit
-  auto reach = [&](llvm::StringRef name) {
-    auto it = position.find(name);
-    if (it == position.end()) {
-      if (reachedOther.insert(name).second)
-        nets.push_back(name);
-    } else if (!reachedFunction[it->second]) {
-      reachedFunction[it->second] = true;
-      work.push_back(it->second);
+  auto reachAt = [&](unsigned k) {
+    if (!reachedFunction[k]) {
+      reachedFunction[k] = true;
+      work.push_back(k);
     }
   };
-  reach(module.entry);
-  for (Function &fn : module.functions)
-    if (keepUserDefinitions && !fn.builtin)
-      reach(fn.name);
+  auto reach = [&](llvm::StringRef name) {
+    unsigned k = positionOf(name);
+    if (k != NoFunction)
+      reachAt(k);
+    else if (reachedOther.insert(name).second)
+      nets.push_back(name);
+  };
+  bool entryIsFunction = false;
+  for (unsigned k = 0; k < module.functions.size(); ++k) {
+    bool entry = module.functions[k].name == module.entry;
+    entryIsFunction |= entry;
+    if (entry || (keepUserDefinitions && !module.functions[k].builtin))
+      reachAt(k);
+  }
+  if (!entryIsFunction)
+    reach(module.entry);
   for (llvm::StringRef name : module.userNetDefinitions)
     if (keepUserDefinitions)
       reach(name);
@@ -300,18 +324,20 @@ void pruneDefinitions(Module &module, bool keepUserDefinitions) {
     }
     Function &fn = module.functions[work.pop_back_val()];
     // A function may share its name with a net definition, which then goes too.
-    if (auto net = module.netReferences.find(fn.name); net != module.netReferences.end())
+    if (auto net = module.netReferences.find(fn.name); net != module.netReferences.end()) {
+      reachedOther.insert(fn.name);
       for (llvm::StringRef r : net->second)
         reach(r);
+    }
     forEachInst(fn.body, [&](Inst &i) {
-      if (i.kind == InstKind::Ref)
+      if (i.kind != InstKind::Ref)
+        return;
+      if (const Function *f = module.targetById(i))
+        reachAt(unsigned(f - module.functions.data()));
+      else
         reach(i.ref);
     });
   }
-  auto reached = [&](llvm::StringRef name) {
-    auto it = position.find(name);
-    return it == position.end() ? reachedOther.contains(name) : bool(reachedFunction[it->second]);
-  };
   size_t kept = 0;
   for (size_t k = 0; k < module.functions.size(); ++k)
     if (reachedFunction[k]) {
@@ -322,7 +348,7 @@ void pruneDefinitions(Module &module, bool keepUserDefinitions) {
   module.functions.erase(module.functions.begin() + long(kept), module.functions.end());
   for (auto it = module.netReferences.begin(); it != module.netReferences.end();) {
     auto next = std::next(it);
-    if (!reached(it->first()))
+    if (!reachedOther.contains(it->first()))
       module.netReferences.erase(it);
     it = next;
   }

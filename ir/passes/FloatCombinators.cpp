@@ -306,7 +306,7 @@ private:
       safe = childrenSafe && llvm::all_of(i.blocks, [&](auto &arm) { return blockSafe(*arm); });
       break;
     case InstKind::Lam: safe = blockSafe(*i.blocks[0]); break;
-    case InstKind::Ref: safe = refSafe(i.ref); break;
+    case InstKind::Ref: safe = refSafe(i); break;
     default: break;
     }
     memoOf(i.outs[0]) = safe;
@@ -337,7 +337,8 @@ private:
     }
   }
 
-  bool refSafe(llvm::StringRef name) {
+  bool refSafe(const Inst &ref) {
+    llvm::StringRef name = ref.ref;
     if (module.constructors.count(name))
       return true;
     if (auto it = shared.combinatorSafe.find(name); it != shared.combinatorSafe.end())
@@ -347,7 +348,7 @@ private:
     if (!shared.seen.insert(name).second)
       return false;
     bool safe = false;
-    if (Function *f = module.find(name)) {
+    if (Function *f = module.target(ref)) {
       if (f == &fn) {
         Inst *r = childProducer(f->body, f->body.result);
         safe = r && f->body.insts.size() == countTerm(f->body, *r) && termSafe(f->body, *r);
@@ -424,6 +425,7 @@ private:
       }
     Inst ref(InstKind::Ref, g.loc);
     ref.ref = g.name; // saved by newFunction
+    ref.numb = g.id;
     ref.outs = {out};
     root = std::move(ref);
     infoOf(out) = TermInfo{/*closed=*/true, /*size=*/0};
@@ -469,6 +471,7 @@ private:
     Block replaced;
     Inst ref(InstKind::Ref, g.loc);
     ref.ref = g.name; // saved by newFunction
+    ref.numb = g.id;
     WireId acc = fn.newWire("r");
     ref.outs = {acc};
     replaced.insts.push_back(std::move(ref));
@@ -491,6 +494,7 @@ private:
   Function newFunction() {
     Function g;
     g.name = freshName();
+    g.id = module.newFunctionId();
     g.loc = fn.loc;
     g.builtin = fn.builtin;
     g.generated = true;

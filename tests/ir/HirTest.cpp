@@ -289,6 +289,75 @@ TEST_CASE("prune drops what main does not reach") {
   CHECK(c.hir->find("unused") == nullptr);
 }
 
+TEST_CASE("references hold their function's id and find it after functions move") {
+  Compiled c = toHir("unused = 2\nf = λx x\nmain = (f 1)");
+  Module &m = *c.hir;
+  Inst *ref = findFirst(*m.find("main"), InstKind::Ref);
+  REQUIRE(ref);
+  CHECK(ref->ref == "f");
+  CHECK(ref->numb == m.find("f")->id);
+  CHECK(m.targetById(*ref) == m.find("f"));
+  pruneDefinitions(m, /*keepUserDefinitions=*/false); // `f` moves up one place
+  requireValid(m);
+  REQUIRE(m.find("unused") == nullptr);
+  ref = findFirst(*m.find("main"), InstKind::Ref);
+  CHECK(m.targetById(*ref) == m.find("f"));
+  CHECK(m.target(*ref) == m.find("f"));
+}
+
+TEST_CASE("a reference whose id names another function is found by name, and the verifier says so") {
+  Compiled c = toHir("g = 7\nf = λx x\nmain = (f 1)");
+  Module &m = *c.hir;
+  Inst *ref = findFirst(*m.find("main"), InstKind::Ref);
+  REQUIRE(ref);
+  ref->numb = m.find("g")->id;
+  CHECK(m.targetById(*ref) == nullptr);
+  CHECK(m.target(*ref) == m.find("f"));
+  std::vector<std::string> problems = verify(m);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].find("reference to @f holds the id of @g") != std::string::npos);
+  // Pruning goes by the name too: `f` stays, `g` goes.
+  pruneDefinitions(m, /*keepUserDefinitions=*/false);
+  CHECK(m.find("f") != nullptr);
+  CHECK(m.find("g") == nullptr);
+  // A reference with no id is found by name.
+  ref = findFirst(*m.find("main"), InstKind::Ref);
+  ref->numb = NoFunction;
+  CHECK(m.targetById(*ref) == nullptr);
+  CHECK(m.target(*ref) == m.find("f"));
+  requireValid(m);
+}
+
+TEST_CASE("the verifier reports two functions with one id") {
+  Compiled c = toHir("g = 7\nmain = g");
+  c.hir->find("g")->id = c.hir->find("main")->id;
+  std::vector<std::string> problems = verify(*c.hir);
+  CHECK(std::any_of(problems.begin(), problems.end(),
+                    [](const std::string &p) { return p.find("have the same id") != std::string::npos; }));
+}
+
+TEST_CASE("merged and floated functions' references hold their ids") {
+  Compiled c = toHir("a = λx (x 1)\nb = λy (y 1)\nh = λn switch n { 0: (a 2); _: (b n-1) }\nmain = (h 3)");
+  Module &m = *c.hir;
+  linearize(m);
+  floatCombinators(m);
+  requireValid(m);
+  mergeDefinitions(m);
+  requireValid(m);
+  unsigned refs = 0;
+  for (Function &fn : m.functions)
+    forEachInst(fn.body, [&](Inst &i) {
+      if (i.kind != InstKind::Ref)
+        return;
+      ++refs;
+      const Function *t = m.targetById(i);
+      REQUIRE_MESSAGE(t, "@" << i.ref.str() << " in @" << fn.name.str());
+      CHECK(t->name == i.ref);
+    });
+  CHECK(refs >= 3);
+  CHECK(m.find("a__M_b") != nullptr);
+}
+
 TEST_CASE("lowering: one node per instruction, HVM2's operator shapes") {
   Compiled c = toHir("main = λx λy (+ (* x 2) (- 1 y))");
   linearize(*c.hir);
