@@ -40,12 +40,25 @@ void linearizeVariables(Module &module);
 /// after the other.
 void linearizeEachFunction(Module &module, MatchLinearization level);
 
+/// What floating says as it goes: each function it is done with, so that
+/// a later stage can take it while its instructions are in cache.
+class FloatListener {
+public:
+  virtual ~FloatListener() = default;
+  /// Floating is done with the function at `position` in the module.
+  virtual void done(size_t position) = 0;
+  /// Floating made `fn` and is done with it; it joins the end of the module
+  /// when floating ends, after those made before it.
+  virtual void made(const Function &fn) = 0;
+};
+
 /// Float combinators: closed subterms that could run eagerly — any but the
 /// simplest λs, applications of definitions, switch arms — become new
 /// definitions `<name>__C<k>`, so they are only built when a reference to them
 /// is reached; closed subterms of a definition larger than 64 nodes float too.
-/// The entry point is left alone. Needs a linear module.
-void floatCombinators(Module &module);
+/// The entry point is left alone (`listener` hears of every other function,
+/// each right before those floated out of it). Needs a linear module.
+void floatCombinators(Module &module, FloatListener *listener = nullptr);
 
 /// Merge definitions: functions whose bodies are the same (up to wire names)
 /// become one, named as Bend names it (`a__M_b`), and every reference to any

@@ -108,6 +108,17 @@ void addNetDefinitions(const net::Book &nets, const hir::Module &module, net::Bo
   }
 }
 
+/// Lowers each function floating is done with.
+class LowerWhenFloated : public hir::FloatListener {
+public:
+  explicit LowerWhenFloated(NetLowering &lowering) : lowering(lowering) {}
+  void done(size_t position) override { lowering.lowerAt(position); }
+  void made(const hir::Function &fn) override { lowering.lowerNew(fn); }
+
+private:
+  NetLowering &lowering;
+};
+
 class Pipeline {
 public:
   Pipeline(const core::Program &program, const CompileOptions &options, DiagnosticEngine &diags,
@@ -146,18 +157,36 @@ public:
       // The same three passes, function by function.
       return;
     }
-    if (options.floatCombinators && !pass("float-combinators", [&] { hir::floatCombinators(m); }))
-      return;
-    if (options.merge && !pass("merge", [&] { hir::mergeDefinitions(m); }))
-      return;
-    if (!pass("expand-main", [&] { hir::expandMain(m); }))
-      return;
     NetOptions netOptions;
     netOptions.eta = options.eta;
-    {
+    if (options.floatCombinators && !options.merge && !options.verifyEachPass) {
+      // Each function is lowered as soon as floating is done with it, while
+      // its instructions are in cache (merging would still change them;
+      // verifying looks at the module between the two).
+      NetLowering lowering(m, netOptions, result.net, diags);
+      LowerWhenFloated listener(lowering);
+      {
+        PhaseTimer timer("float-and-lower", "float-combinators, with HIR to nets");
+        hir::floatCombinators(m, &listener);
+      }
+      if (!pass("expand-main", [&] { hir::expandMain(m); }))
+        return;
+      PhaseTimer timer("hir-to-net", "HIR to nets");
+      if (!lowering.finish())
+        return;
+    } else {
+      if (options.floatCombinators && !pass("float-combinators", [&] { hir::floatCombinators(m); }))
+        return;
+      if (options.merge && !pass("merge", [&] { hir::mergeDefinitions(m); }))
+        return;
+      if (!pass("expand-main", [&] { hir::expandMain(m); }))
+        return;
       PhaseTimer timer("hir-to-net", "HIR to nets");
       if (!lowerToNet(m, netOptions, result.net, diags))
         return;
+    }
+    {
+      PhaseTimer timer("hir-to-net", "HIR to nets");
       addNetDefinitions(*nets, m, result.net);
     }
     PhaseTimer timer("polarize", "Polarizing the book");

@@ -3,6 +3,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
+#include <cassert>
 #include <string>
 
 namespace bendc::lowering {
@@ -343,31 +344,24 @@ net::TreeId copyTree(const net::Book &from, net::TreeId id, net::Book &to) {
   return to.add(copy);
 }
 
-bool lowerToNet(const Module &module, const NetOptions &options, net::Book &book,
-                DiagnosticEngine &diags) {
-  bool ok = true;
-  std::vector<uint32_t> freshIds;
-  Lowerer lowerer(module, book);
-  // Programs come to about one tree per wire (a node, or the two leaves of
-  // a variable for the two wires a dup makes of one): room for them at once
-  // rather than growing (and copying) the trees as they come.
-  size_t wires = 0;
-  for (const Function &fn : module.functions)
-    wires += fn.wireCount();
-  book.trees.reserve(book.trees.size() + wires + wires / 4);
-  book.defs.reserve(book.defs.size() + module.functions.size());
-  for (size_t k = 0; k < module.functions.size(); ++k) {
-    const Function &fn = module.functions[k];
+struct NetLowering::State {
+  State(const Module &module, const NetOptions &options, net::Book &book, DiagnosticEngine &diags)
+      : module(module), options(options), book(book), diags(diags), lowerer(module, book),
+        first(book.defs.size()), lowered(module.functions.size(), false) {}
+
+  /// Lowers `fn` into `def`, the place of the module's function `position`
+  /// (NoPosition: a new function).
+  void lower(const Function &fn, size_t position, net::Def &def) {
     NetGraph &g = lowerer.lower(fn);
     if (options.eta)
       g.etaReduce();
-    net::Def def;
     // HVM2 books start at @main, whatever the program calls its entry point.
     if (fn.name == module.entry) {
       def.name = book.intern("main");
     } else {
       def.name = book.intern(fn.name);
-      lowerer.nameOf(k) = def.name;
+      if (position != NoPosition)
+        lowerer.nameOf(position) = def.name;
     }
     def.loc = fn.loc;
     if (!g.build(book, def, freshIds)) {
@@ -376,9 +370,91 @@ bool lowerToNet(const Module &module, const NetOptions &options, net::Book &book
                        "' has a cycle through principal ports that nothing can reduce");
       ok = false;
     }
-    book.defs.push_back(std::move(def));
   }
-  return ok;
+
+  static constexpr size_t NoPosition = ~size_t(0);
+  const Module &module;
+  const NetOptions &options;
+  net::Book &book;
+  DiagnosticEngine &diags;
+  Lowerer lowerer;
+  std::vector<uint32_t> freshIds;
+  size_t first;             // where the module's definitions start in the book
+  std::vector<bool> lowered; // by position: handed over already
+  std::vector<net::Def> later; // of the new functions, in order
+  // Their trees, apart until `finish`: the book's trees then follow its
+  // definitions, as the passes after lowering walk them.
+  std::vector<net::Tree> laterTrees;
+  bool ok = true;
+};
+
+NetLowering::NetLowering(const Module &module, const NetOptions &options, net::Book &book,
+                         DiagnosticEngine &diags)
+    : state(std::make_unique<State>(module, options, book, diags)) {
+  // Programs come to about one tree per wire (a node, or the two leaves of
+  // a variable for the two wires a dup makes of one): room for them at once
+  // rather than growing (and copying) the trees as they come.
+  size_t wires = 0;
+  for (const Function &fn : module.functions)
+    wires += fn.wireCount();
+  book.trees.reserve(book.trees.size() + wires + wires / 4);
+  book.defs.resize(book.defs.size() + module.functions.size());
+  // Floating moves about half of a program into new functions.
+  state->laterTrees.reserve(wires / 2);
+}
+
+NetLowering::~NetLowering() = default;
+
+void NetLowering::lowerAt(size_t position) {
+  State &s = *state;
+  assert(position < s.lowered.size() && !s.lowered[position] && "lowered twice");
+  s.lowered[position] = true;
+  s.lower(s.module.functions[position], position, s.book.defs[s.first + position]);
+}
+
+void NetLowering::lowerNew(const Function &fn) {
+  State &s = *state;
+  s.later.emplace_back();
+  std::swap(s.book.trees, s.laterTrees);
+  s.lower(fn, State::NoPosition, s.later.back());
+  std::swap(s.book.trees, s.laterTrees);
+}
+
+bool NetLowering::finish() {
+  State &s = *state;
+  for (size_t k = 0; k < s.lowered.size(); ++k)
+    if (!s.lowered[k])
+      lowerAt(k);
+  // The new functions' trees, renumbered to follow the others.
+  uint32_t offset = uint32_t(s.book.trees.size());
+  auto moved = [&](net::TreeId &t) {
+    if (t.valid())
+      t.index += offset;
+  };
+  s.book.trees.reserve(s.book.trees.size() + s.laterTrees.size());
+  for (net::Tree &t : s.laterTrees) {
+    moved(t.fst);
+    moved(t.snd);
+    s.book.trees.push_back(t);
+  }
+  s.laterTrees.clear();
+  s.book.defs.reserve(s.book.defs.size() + s.later.size());
+  for (net::Def &d : s.later) {
+    moved(d.root);
+    for (net::Redex &r : d.redexes) {
+      moved(r.lhs);
+      moved(r.rhs);
+    }
+    s.book.defs.push_back(std::move(d));
+  }
+  s.later.clear();
+  return s.ok;
+}
+
+bool lowerToNet(const Module &module, const NetOptions &options, net::Book &book,
+                DiagnosticEngine &diags) {
+  NetLowering lowering(module, options, book, diags);
+  return lowering.finish();
 }
 
 } // namespace bendc::lowering

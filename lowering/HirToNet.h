@@ -10,6 +10,7 @@
 #include "ir/Hir.h"
 #include "ir/Net.h"
 
+#include <memory>
 #include <optional>
 
 namespace bendc::lowering {
@@ -27,6 +28,33 @@ struct NetOptions {
 /// its root or its redexes (a vicious cycle) is reported.
 bool lowerToNet(const hir::Module &module, const NetOptions &options, net::Book &book,
                 DiagnosticEngine &diags);
+
+/// The same one function at a time, as passes finish with them, so that
+/// each is lowered while its instructions are in cache. The book ends up
+/// as lowerToNet makes it for the module as it is at `finish`: the
+/// functions the module has now keep their places, and those a pass adds
+/// to its end follow in the order they are handed over.
+class NetLowering {
+public:
+  NetLowering(const hir::Module &module, const NetOptions &options, net::Book &book,
+              DiagnosticEngine &diags);
+  ~NetLowering();
+  NetLowering(const NetLowering &) = delete;
+  NetLowering &operator=(const NetLowering &) = delete;
+
+  /// Lowers the function at `position`, one the module had at the start,
+  /// as it is now.
+  void lowerAt(size_t position);
+  /// Lowers `fn`, not in the module yet: it will follow its functions.
+  void lowerNew(const hir::Function &fn);
+  /// Lowers the functions of the start not handed over yet, then puts the
+  /// new ones after them. False when some net has a vicious cycle.
+  bool finish();
+
+private:
+  struct State;
+  std::unique_ptr<State> state;
+};
 
 /// Copies the tree `id` of `from` into `to`, interning names there.
 net::TreeId copyTree(const net::Book &from, net::TreeId id, net::Book &to);

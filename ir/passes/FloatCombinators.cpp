@@ -610,7 +610,7 @@ private:
 
 } // namespace
 
-void floatCombinators(Module &module) {
+void floatCombinators(Module &module, FloatListener *listener) {
   std::vector<Function> made;
   SharedState shared;
   Scratch scratch;
@@ -623,6 +623,11 @@ void floatCombinators(Module &module) {
     Floater f(module, fn, mine, shared, scratch);
     f.run();
     f.dropDead();
+    if (listener) {
+      listener->done(k);
+      for (const Function &g : mine)
+        listener->made(g);
+    }
     for (Function &g : mine)
       made.push_back(std::move(g));
   }
