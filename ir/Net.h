@@ -44,14 +44,20 @@ struct TreeId {
 enum class ConRole : uint8_t { Unknown, Function, Pair };
 
 struct Tree {
-  TreeKind kind;
+  TreeKind kind = TreeKind::Era;
+  ConRole role = ConRole::Unknown; // Con: a λ/application or a pair (next to kind: 24 bytes in all)
   /// Var: index into Book::names (the variable's name); Ref: index into
   /// Book::names (the definition's name); Num: the Numb.
   uint32_t value = 0;
   TreeId fst, snd; // children of Con, Dup, Opr and Swi
   llvm::SMLoc loc;
-  ConRole role = ConRole::Unknown; // Con: a λ/application or a pair
+
+  Tree() = default;
+  Tree(TreeKind kind, uint32_t value, TreeId fst, TreeId snd, llvm::SMLoc loc,
+       ConRole role = ConRole::Unknown)
+      : kind(kind), role(role), value(value), fst(fst), snd(snd), loc(loc) {}
 };
+static_assert(sizeof(Tree) == 24, "a book holds millions of trees");
 
 struct Redex {
   bool parallel = false; // written `&!`
