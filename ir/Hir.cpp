@@ -3,6 +3,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/Twine.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -211,7 +212,7 @@ std::vector<std::string> verify(const Module &module) {
     auto wireText = [&](WireId w) -> std::string {
       if (w >= fn.wireCount())
         return "%?";
-      return "%" + fn.wireNames[w].str() + "." + std::to_string(w);
+      return (llvm::Twine("%") + fn.wireNames[w] + "." + llvm::Twine(w)).str();
     };
     std::vector<unsigned> defs(fn.wireCount(), 0), uses(fn.wireCount(), 0);
     auto define = [&](WireId w) {
@@ -235,13 +236,14 @@ std::vector<std::string> verify(const Module &module) {
         define(p);
       use(b.result);
       for (Inst &i : b.insts) {
-        std::string what = "'" + mnemonic(i.kind).str() + "'" + where;
+        // Made only for a message: verifying runs after every pass in tests.
+        auto what = [&] { return (llvm::Twine("'") + mnemonic(i.kind) + "'" + where).str(); };
         if (i.outs.size() != outCount(i.kind))
-          problems.push_back(what + " defines " + std::to_string(i.outs.size()) + " wires");
+          problems.push_back(what() + " defines " + std::to_string(i.outs.size()) + " wires");
         if (inCount(i.kind) >= 0 ? i.ins.size() != size_t(inCount(i.kind)) : i.ins.empty())
-          problems.push_back(what + " uses " + std::to_string(i.ins.size()) + " wires");
+          problems.push_back(what() + " uses " + std::to_string(i.ins.size()) + " wires");
         if (blockCount(i.kind) >= 0 ? i.blocks.size() != size_t(blockCount(i.kind)) : i.blocks.empty()) {
-          problems.push_back(what + " has " + std::to_string(i.blocks.size()) + " blocks");
+          problems.push_back(what() + " has " + std::to_string(i.blocks.size()) + " blocks");
           continue;
         }
         for (WireId w : i.outs)
