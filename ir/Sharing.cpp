@@ -5,9 +5,11 @@
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Casting.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -56,7 +58,7 @@ public:
     size_t n = program.defs.size();
     arity.resize(n);
     numeric.assign(n, true);
-    llvm::SmallVector<bool, 0> proven(n, false); // by the type checker
+    std::vector<uint8_t> proven(n, 0); // by the type checker
     Scopes scopes;
     for (size_t id = 0; id < n; ++id) {
       const Definition &d = program.defs[id];
@@ -304,10 +306,37 @@ struct Node {
   bool crossable = false;   // a λ work may move out of (switch predecessor, match fields)
 };
 
+/// Which values are plain, worked out for the whole program the first time
+/// sharing asks: most programs repeat no work, and then it never does. The
+/// program has not changed by then (only a plain repeated term changes it).
+class LazyPlainValues {
+public:
+  explicit LazyPlainValues(const Program &program) : program(program) {
+    for (const AdtInfo &adt : program.adts)
+      for (const AdtInfo::Ctr &c : adt.ctrs)
+        constructors.insert(c.name);
+  }
+  bool isConstructor(llvm::StringRef name) const { return constructors.contains(name); }
+  /// Null when the program has a superposition: nothing is shared (rule 6).
+  const PlainValues *get() {
+    if (!values)
+      values.emplace(program);
+    return values->hasSuperposition ? nullptr : &*values;
+  }
+
+private:
+  const Program &program;
+  llvm::StringSet<> constructors;
+  std::optional<PlainValues> values;
+};
+
 class DefinitionSharing {
 public:
-  DefinitionSharing(Program &program, const PlainValues &numbers, unsigned &counter)
+  DefinitionSharing(Program &program, LazyPlainValues &numbers, unsigned &counter)
       : program(program), numbers(numbers), counter(counter) {}
+
+  /// Rule 6 held: the program has a superposition, so nothing is shared.
+  bool stopped = false;
 
   /// The definition body to work on next; the buffers serve every one.
   void start(Term **definitionBody) { body = definitionBody; }
@@ -315,13 +344,22 @@ public:
   /// Shares one repeated subterm; false when none qualifies.
   bool shareOne() {
     build();
-    // Group the candidates by stable name: hash, then equality.
+    // Group the candidates by stable name: hash, then equality. Whether a
+    // value is plain is asked only of terms whose hash repeats.
     llvm::DenseMap<uint64_t, llvm::SmallVector<int, 4>> byHash;
     for (int i = 0; i < int(nodes.size()); ++i)
-      if (isCandidate(i))
+      if (isWork(i))
         byHash[nodes[i].hash].push_back(i);
     std::vector<llvm::SmallVector<int, 4>> classes;
     for (auto &entry : byHash) {
+      if (entry.second.size() < 2 || !anyTwoSame(entry.second))
+        continue;
+      const PlainValues *plain = numbers.get();
+      if (!plain) {
+        stopped = true;
+        return false;
+      }
+      llvm::erase_if(entry.second, [&](int i) { return !plain->isPlain(nodes[i].term); });
       if (entry.second.size() < 2)
         continue;
       // Bound variables are not hashed, so one bucket may hold many classes
@@ -495,17 +533,29 @@ private:
     return me;
   }
 
-  /// Rule 1, 2 and 4 (no unscoped variable).
-  bool isCandidate(int i) const {
+  /// Rules 1 and 4 (no unscoped variable); rule 2 is asked of the terms
+  /// that repeat.
+  bool isWork(int i) const {
     const Node &n = nodes[i];
     if (n.hasUnscoped || !n.hasCall)
       return false;
-    if (n.term->kind != TermKind::App && n.term->kind != TermKind::Opr)
-      return false;
-    return numbers.isPlain(n.term);
+    return n.term->kind == TermKind::App || n.term->kind == TermKind::Opr;
   }
 
   bool inside(int i, int root) const { return i >= root && i < root + int(nodes[root].size); }
+
+  /// Whether two of `terms` are the same (then sharing may need to know
+  /// which are plain); after a bounded number of comparisons, assumes so.
+  bool anyTwoSame(llvm::ArrayRef<int> terms) const {
+    constexpr unsigned MaxComparisons = 256;
+    unsigned compared = 0;
+    for (size_t a = 0; a < terms.size(); ++a)
+      for (size_t b = a + 1; b < terms.size(); ++b) {
+        if (++compared > MaxComparisons || same(terms[a], terms[b]))
+          return true;
+      }
+    return false;
+  }
 
   /// Equal up to the names of variables bound inside: corresponding nodes
   /// sit at the same offsets, so a variable bound inside must point to the
@@ -637,7 +687,7 @@ private:
   }
 
   Program &program;
-  const PlainValues &numbers;
+  LazyPlainValues &numbers;
   Term **body = nullptr;
   unsigned &counter;
   std::vector<Node> nodes;
@@ -649,9 +699,7 @@ private:
 
 SharingStats recoverSharing(Program &program) {
   SharingStats stats;
-  PlainValues numbers(program);
-  if (numbers.hasSuperposition)
-    return stats; // rule 6
+  LazyPlainValues numbers(program);
   unsigned counter = 0;
   DefinitionSharing sharing(program, numbers, counter);
   for (Definition &d : program.defs) {
@@ -661,6 +709,8 @@ SharingStats recoverSharing(Program &program) {
     // Each rewrite can reveal another (a shared term inside a shared term).
     for (unsigned round = 0; round < 1000 && sharing.shareOne(); ++round)
       ++stats.shared;
+    if (sharing.stopped)
+      break; // before anything was shared: only a plain term is
   }
   return stats;
 }
