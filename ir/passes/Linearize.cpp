@@ -27,7 +27,6 @@ void boundAround(const Block &block, llvm::SmallVectorImpl<WireId> &out) {
 struct Scratch {
   BlockGraph graph;
   std::vector<Liveness::Value> live;
-  std::vector<UseCounts::Value> escaping;
   std::vector<unsigned> uses;
   std::vector<unsigned> handedOut;
   std::vector<llvm::SmallVector<WireId, 2>> copies; // by wire
@@ -38,8 +37,7 @@ struct Scratch {
 namespace {
 
 /// Moves the variables switch and match arms use into their params. True
-/// when `fn` has neither: it is left as it was, and `scratch.graph` still
-/// numbers its blocks.
+/// when `fn` has neither: it is left as it was.
 bool linearizeMatchesIn(Function &fn, MatchLinearization level, Scratch &scratch) {
   BlockGraph &graph = scratch.graph;
   graph.build(fn);
@@ -243,13 +241,10 @@ void expandMatches(Module &module) {
 namespace {
 
 /// Gives each wire used more than once its dups and each unused one an
-/// eraser. `graphBuilt`: `scratch.graph` numbers `fn`'s blocks as they are.
-void linearizeVariablesIn(Function &fn, Scratch &scratch, bool graphBuilt = false) {
+/// eraser.
+void linearizeVariablesIn(Function &fn, Scratch &scratch) {
   std::vector<unsigned> &uses = scratch.uses;
-  if (graphBuilt)
-    useCountsOver(fn, scratch.graph, scratch.escaping, uses);
-  else
-    useCounts(fn, scratch.graph, scratch.escaping, uses);
+  useCounts(fn, uses);
   unsigned originalWires = fn.wireCount();
   // A wire used n > 1 times gets n copies, handed to its uses in order:
   // block by block (a block's instructions, then its result, then the
@@ -328,12 +323,11 @@ void linearizeVariables(Module &module) {
 void linearizeEachFunction(Module &module, MatchLinearization level) {
   Scratch scratch;
   for (Function &fn : module.functions) {
-    // Without switches and matches, the first two passes change nothing and
-    // the blocks numbered for the first serve the third.
+    // Without switches and matches there is nothing to expand.
     bool unchanged = level != MatchLinearization::Disabled && linearizeMatchesIn(fn, level, scratch);
     if (!unchanged)
       expandMatchesIn(fn, module.scott);
-    linearizeVariablesIn(fn, scratch, unchanged);
+    linearizeVariablesIn(fn, scratch);
   }
   if (level == MatchLinearization::Enabled)
     module.invariants.matchesLinearized = true;

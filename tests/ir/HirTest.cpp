@@ -144,6 +144,25 @@ TEST_CASE("use counts count every use, nested blocks included") {
       CHECK(uses[w] == 2);
 }
 
+TEST_CASE("use counts count an unscoped variable's uses outside its λ, and none for an unused one") {
+  Compiled c = toHir("main = (λ$y λu 1, λa ($y a))");
+  Function &main = *c.hir->find("main");
+  std::vector<unsigned> uses = useCounts(main);
+  bool sawY = false, sawU = false;
+  for (WireId w = 0; w < main.wireCount(); ++w) {
+    if (main.unscoped[w] && main.wireNames[w] == "y") {
+      CHECK(uses[w] == 1); // in the other element of the pair
+      sawY = true;
+    }
+    if (main.wireNames[w] == "u") {
+      CHECK(uses[w] == 0);
+      sawU = true;
+    }
+  }
+  CHECK(sawY);
+  CHECK(sawU);
+}
+
 /// Depth of each block: 0 for the body, its parent's depth + 1 below.
 struct Depth {
   using Value = unsigned;
