@@ -65,6 +65,21 @@ Liveness::Value Liveness::transfer(const Block &b, llvm::ArrayRef<const Value *>
   return live;
 }
 
+OpenUses::Value OpenUses::transfer(const Block &b, llvm::ArrayRef<const Value *> children) const {
+  uint64_t uses = b.result != NoWire, defined = 0;
+  auto scoped = [&](WireId w) { return w < fn->wireCount() && !fn->unscoped[w]; };
+  for (WireId p : b.params)
+    defined += scoped(p);
+  for (const Inst &i : b.insts) {
+    uses += i.ins.size();
+    for (WireId w : i.outs)
+      defined += scoped(w);
+  }
+  for (const Value *c : children)
+    uses += *c;
+  return uses > defined ? Value(uses - defined) : 0;
+}
+
 std::vector<Liveness::Value> liveInputs(const BlockGraph &graph) { return solve(graph, Liveness{}); }
 
 void useCounts(const Function &fn, std::vector<unsigned> &counts) {

@@ -121,6 +121,21 @@ struct Liveness {
   Value transfer(const Block &b, llvm::ArrayRef<const Value *> children) const;
 };
 
+/// Open uses, for a linear function: how many uses in a block and the
+/// blocks inside it are of wires defined outside them; a block is closed
+/// when it has none. The same as asking whether its live inputs are empty,
+/// without making the sets: a scoped wire's one use lies in the block that
+/// defines it or inside that one, so each definition there cancels one use.
+/// Exact for blocks that mention no unscoped wire (whose use may be
+/// anywhere); a block that does may count uses of its own unscoped wires.
+struct OpenUses {
+  using Value = unsigned;
+  static constexpr Direction direction = Direction::Up;
+  const Function *fn;
+  Value initial() const { return 0; }
+  Value transfer(const Block &b, llvm::ArrayRef<const Value *> children) const;
+};
+
 /// The live inputs of every block of `fn`, by BlockGraph index.
 std::vector<Liveness::Value> liveInputs(const BlockGraph &graph);
 

@@ -98,7 +98,7 @@ struct Site {
 /// The buffers a Floater works in, kept from one function to the next.
 struct Scratch {
   BlockGraph graph;
-  std::vector<Liveness::Value> live;
+  std::vector<OpenUses::Value> open; // by block: 0 when closed
   std::vector<Subtree::Value> subtrees; // by block, as of the start
   std::vector<Site> producer;           // by wire
   std::vector<TermInfo> infos;          // by the out wire of the instruction they are about
@@ -126,13 +126,13 @@ public:
   Floater(Module &module, Function &fn, std::vector<Function> &made, SharedState &shared,
           Scratch &scratch)
       : module(module), fn(fn), made(made), shared(shared), scratch(scratch), graph(scratch.graph),
-        live(scratch.live), subtrees(scratch.subtrees), producer(scratch.producer),
+        open(scratch.open), subtrees(scratch.subtrees), producer(scratch.producer),
         infos(scratch.infos), safeMemo(scratch.safeMemo) {}
 
   void run() {
     infos.assign(fn.wireCount(), TermInfo());
     graph.build(fn);
-    solve(graph, Liveness{}, live);
+    solve(graph, OpenUses{&fn}, open);
     solve(graph, Subtree{&fn}, subtrees);
     defSize = subtrees[0].size; // the body's, with every block inside it
     indexAll();
@@ -233,7 +233,7 @@ private:
     for (auto &nested : i.blocks) {
       visitBlockRoots(*nested);
       unsigned index = graph.indexOf(*nested);
-      info.closed &= live[index].empty();
+      info.closed &= open[index] == 0;
       info.size += subtrees[index].size;
       info.unscoped |= subtrees[index].unscoped;
     }
@@ -437,7 +437,7 @@ private:
 
   void maybeFloatArm(Block &arm) {
     unsigned index = graph.indexOf(arm);
-    if (!live[index].empty() || subtrees[index].unscoped)
+    if (open[index] != 0 || subtrees[index].unscoped)
       return; // not closed
     unsigned size = subtrees[index].size;
     size += unsigned(arm.params.size()); // the λs the params become
@@ -587,7 +587,7 @@ private:
   Scratch &scratch;
   // The scratch's buffers (see Scratch); a probe uses only the last three.
   BlockGraph &graph;
-  std::vector<Liveness::Value> &live;
+  std::vector<OpenUses::Value> &open;
   std::vector<Subtree::Value> &subtrees;
   std::vector<Site> &producer;
   std::vector<TermInfo> &infos;

@@ -163,6 +163,33 @@ TEST_CASE("use counts count an unscoped variable's uses outside its λ, and none
   CHECK(sawU);
 }
 
+TEST_CASE("open uses are zero exactly where a linear function's blocks have no live inputs") {
+  const char *source = R"(
+type Tr = (Node l r) | (Leaf v)
+sum = λt match t { Tr/Node: (+ (sum t.l) (sum t.r)); Tr/Leaf: t.v }
+pick = λn λa λb switch n { 0: (a b b); 1: λq (q a); _: λk (b k a) }
+twice = λf λx (f (f x))
+main = (sum (Tr/Node (Tr/Leaf (pick 2 3 4)) (Tr/Leaf (twice λy y 5))))
+)";
+  for (MatchLinearization level : {MatchLinearization::Enabled, MatchLinearization::Disabled}) {
+    Compiled m = toHir(source);
+    linearize(*m.hir, level);
+    unsigned closed = 0, open = 0;
+    for (Function &fn : m.hir->functions) {
+      BlockGraph graph(fn);
+      std::vector<Liveness::Value> live = liveInputs(graph);
+      std::vector<OpenUses::Value> uses = solve(graph, OpenUses{&fn});
+      for (size_t b = 0; b < graph.blocks.size(); ++b) {
+        CAPTURE(fn.name.str());
+        CHECK((uses[b] == 0) == live[b].empty());
+        (live[b].empty() ? closed : open) += 1;
+      }
+    }
+    CHECK(closed > 0);
+    CHECK(open > 0);
+  }
+}
+
 /// Depth of each block: 0 for the body, its parent's depth + 1 below.
 struct Depth {
   using Value = unsigned;
