@@ -187,14 +187,13 @@ void printProgram(llvm::raw_ostream &os, const Program &program, bool withBuilti
       os << "hvm " << h.name << ":\n" << h.text << '\n';
 }
 
-// Through an explicit stack: terms can be deeper than the call stack.
-void collectRefs(const Term *root, llvm::SmallVectorImpl<llvm::StringRef> &out) {
+void forEachTerm(const Term *root, llvm::function_ref<void(const Term *)> fn) {
   llvm::SmallVector<const Term *, 64> stack{root};
   while (!stack.empty()) {
     const Term *t = stack.pop_back_val();
+    fn(t);
     using llvm::cast;
     switch (t->kind) {
-    case TermKind::Ref: out.push_back(cast<RefTerm>(t)->name); break;
     case TermKind::Lam: stack.push_back(cast<LamTerm>(t)->body); break;
     case TermKind::App:
       stack.push_back(cast<AppTerm>(t)->fun);
@@ -226,6 +225,13 @@ void collectRefs(const Term *root, llvm::SmallVectorImpl<llvm::StringRef> &out) 
     default: break;
     }
   }
+}
+
+void collectRefs(const Term *root, llvm::SmallVectorImpl<llvm::StringRef> &out) {
+  forEachTerm(root, [&](const Term *t) {
+    if (auto *ref = llvm::dyn_cast<RefTerm>(t))
+      out.push_back(ref->name);
+  });
 }
 
 bool decodeMatch(AdtEncoding encoding, const AppTerm *t, const MatchShape &shape,

@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -230,6 +231,10 @@ struct DecodedMatch {
 /// when the term does not have the encoding's shape (a later pass changed it).
 bool decodeMatch(AdtEncoding encoding, const AppTerm *app, const MatchShape &shape,
                  DecodedMatch &out);
+
+/// Calls `fn` on `term` and every term inside it (through an explicit
+/// stack: terms can be deeper than the call stack).
+void forEachTerm(const Term *term, llvm::function_ref<void(const Term *)> fn);
 
 /// Appends the definitions `term` refers to, once per occurrence.
 void collectRefs(const Term *term, llvm::SmallVectorImpl<llvm::StringRef> &out);

@@ -48,66 +48,46 @@ const Term *stripLams(const Term *t, unsigned n) {
 /// operand or a switch's scrutinee: anything else there would be a type
 /// error), when it is a switch's predecessor, or when it is let-bound to a
 /// plain value.
+///
+/// All of it is worked out on demand: a definition's variables when a term
+/// of it is first asked about, and whether a definition returns plain values
+/// when a call of it is (the fixpoint then runs over the definitions that
+/// call reaches, which settles them as the whole program's fixpoint would).
+/// Sharing only rewrites a definition by let-binding a plain term that it
+/// repeats, which keeps every answer as it was.
 class PlainValues {
 public:
   explicit PlainValues(const Program &program)
-      : program(program), idOf(unsigned(program.defs.size())) {
+      : program(program), stage(program.defs.size(), Unknown), arity(program.defs.size(), NoArity),
+        numeric(program.defs.size(), true), proven(program.defs.size(), false),
+        analyzed(program.defs.size(), false), users(program.defs.size()) {
     for (const AdtInfo &adt : program.adts)
       for (const AdtInfo::Ctr &c : adt.ctrs)
         ctrFields[c.name] = unsigned(c.fields.size());
-    size_t n = program.defs.size();
-    arity.resize(n);
-    numeric.assign(n, true);
-    std::vector<uint8_t> proven(n, 0); // by the type checker
-    Scopes scopes;
-    for (size_t id = 0; id < n; ++id) {
-      const Definition &d = program.defs[id];
-      idOf[d.name] = unsigned(id);
-      arity[id] = arityOf(d.body);
-      proven[id] = program.plainResults.contains(d.name);
-      scopes.clear();
-      findNumericVariables(d.body, scopes, false);
-    }
-    // The greatest fixpoint: every definition starts plain, and one that is
-    // not given what the others are now is marked and its users asked again.
-    // What makes a definition plain is a conjunction, so an answer of "no"
-    // is final, and a "yes" depends only on the definitions it asked about.
-    users.resize(n);
-    std::vector<uint32_t> work;
-    auto evaluate = [&](uint32_t id) {
-      asking = id;
-      if (!isPlain(stripLams(program.defs[id].body, arity[id]))) {
-        numeric[id] = false;
-        work.push_back(id);
-      }
-    };
-    for (uint32_t id = 0; id < n; ++id)
-      if (!proven[id])
-        evaluate(id);
-    while (!work.empty()) {
-      uint32_t changed = work.back();
-      work.pop_back();
-      llvm::SmallVector<uint32_t, 2> asked = std::move(users[changed]);
-      for (uint32_t user : asked)
-        if (numeric[user] && !proven[user])
-          evaluate(user);
-    }
-    users.clear();
-    users.shrink_to_fit();
-    settled = true;
+    for (const Definition &d : program.defs)
+      forEachTerm(d.body, [&](const Term *t) { hasSuperposition |= t->kind == TermKind::Sup; });
   }
 
   bool isConstructor(llvm::StringRef name) const { return ctrFields.count(name) != 0; }
 
-  /// Some definition holds a superposition (found on the way).
+  /// Some definition holds a superposition.
   bool hasSuperposition = false;
 
-  /// Whether `t` evaluates to a plain value (as far as the program shows).
-  /// Once the definitions are settled, answers are kept: a long list of
+  /// Whether `t`, a term of definition `def`, evaluates to a plain value (as
+  /// far as the program shows). Answers are kept: a long list of
   /// constructors is asked about at every cell.
-  bool isPlain(const Term *t) const {
-    if (!settled)
-      return decide(t);
+  bool isPlain(const Term *t, uint32_t def) {
+    analyze(def);
+    return isPlain(t);
+  }
+
+private:
+  enum Stage : uint8_t { Unknown, Pending, Settled };
+  static constexpr unsigned NoArity = ~0u;
+
+  bool isPlain(const Term *t) {
+    if (running)
+      return decide(t); // answers may still change
     auto known = memo.find(t);
     if (known != memo.end())
       return known->second;
@@ -116,8 +96,69 @@ public:
     return plain;
   }
 
-private:
-  bool decide(const Term *t) const {
+  /// Finds which variables of definition `id` hold numbers, once.
+  void analyze(uint32_t id) {
+    if (analyzed[id])
+      return;
+    analyzed[id] = true;
+    scopes.clear();
+    findNumericVariables(program.defs[id].body, scopes, false);
+  }
+
+  unsigned arityAt(uint32_t id) {
+    if (arity[id] == NoArity)
+      arity[id] = arityOf(program.defs[id].body);
+    return arity[id];
+  }
+
+  /// The greatest fixpoint from `id` over the definitions it reaches: each
+  /// starts plain, and one that is not given what the others are now is
+  /// marked and its users asked again. What makes a definition plain is a
+  /// conjunction, so an answer of "no" is final, and a "yes" depends only on
+  /// the definitions it asked about.
+  void settle(uint32_t id) {
+    running = true;
+    discover(id);
+    while (!pending.empty() || !changed.empty()) {
+      if (!pending.empty()) {
+        uint32_t next = pending.pop_back_val();
+        if (!proven[next])
+          evaluate(next);
+        continue;
+      }
+      uint32_t no = changed.pop_back_val();
+      llvm::SmallVector<uint32_t, 2> asked = std::move(users[no]);
+      for (uint32_t user : asked)
+        if (numeric[user] && !proven[user])
+          evaluate(user);
+    }
+    for (uint32_t d : inRun) {
+      stage[d] = Settled;
+      users[d].clear();
+    }
+    inRun.clear();
+    running = false;
+  }
+
+  void discover(uint32_t id) {
+    stage[id] = Pending;
+    proven[id] = program.plainResults.contains(program.defs[id].name);
+    analyze(id);
+    inRun.push_back(id);
+    pending.push_back(id);
+  }
+
+  void evaluate(uint32_t id) {
+    uint32_t outer = asking;
+    asking = id;
+    if (!isPlain(stripLams(program.defs[id].body, arityAt(id)))) {
+      numeric[id] = false;
+      changed.push_back(id);
+    }
+    asking = outer;
+  }
+
+  bool decide(const Term *t) {
     switch (t->kind) {
     case TermKind::Num:
     case TermKind::Opr: return true;
@@ -243,8 +284,6 @@ private:
       });
     }
     case TermKind::Sup:
-      hasSuperposition = true;
-      [[fallthrough]];
     case TermKind::Tup:
       findNumericVariables(cast<PairTerm>(t)->first, scopes, false);
       return findNumericVariables(cast<PairTerm>(t)->second, scopes, false);
@@ -265,28 +304,43 @@ private:
     }
   }
 
-  bool callIsPlain(llvm::StringRef name, unsigned args) const {
-    auto id = idOf.find(name);
-    if (id == idOf.end() || arity[id->second] != args)
+  bool callIsPlain(llvm::StringRef name, unsigned args) {
+    if (idOf.empty())
+      for (size_t id = 0; id < program.defs.size(); ++id)
+        idOf.try_emplace(program.defs[id].name, unsigned(id));
+    auto found = idOf.find(name);
+    if (found == idOf.end() || arityAt(found->second) != args)
       return false;
-    if (!settled)
-      users[id->second].push_back(asking);
-    return numeric[id->second];
+    uint32_t id = found->second;
+    if (stage[id] == Settled)
+      return numeric[id];
+    if (!running) {
+      settle(id);
+      return numeric[id];
+    }
+    if (stage[id] == Unknown)
+      discover(id);
+    users[id].push_back(asking);
+    return numeric[id];
   }
 
   const Program &program;
-  llvm::StringMap<unsigned> idOf; // a definition's place in program.defs
-  // By definition: how many λs lead its body, and whether it returns plain
-  // data when given that many arguments.
-  std::vector<unsigned> arity;
-  std::vector<bool> numeric;
-  llvm::StringMap<unsigned> ctrFields; // constructors: how many fields
-  bool settled = false;
-  // While settling: the definitions that asked about each one, and the
-  // one asking now.
-  mutable std::vector<llvm::SmallVector<uint32_t, 2>> users;
+  llvm::StringMap<unsigned> idOf; // a definition's place in program.defs, once asked
+  // By definition.
+  std::vector<Stage> stage;
+  std::vector<unsigned> arity;   // how many λs lead its body (NoArity: not counted yet)
+  std::vector<bool> numeric;     // returns plain data when given that many arguments
+  std::vector<bool> proven;      // by the type checker
+  std::vector<bool> analyzed;    // its variables looked at
+  // While settling: the definitions that asked about each one, the one
+  // asking now, and what is left to do.
+  std::vector<llvm::SmallVector<uint32_t, 2>> users;
   uint32_t asking = 0;
-  mutable llvm::DenseMap<const Term *, bool> memo;
+  bool running = false;
+  llvm::SmallVector<uint32_t, 16> pending, changed, inRun;
+  llvm::StringMap<unsigned> ctrFields; // constructors: how many fields
+  Scopes scopes;
+  llvm::DenseMap<const Term *, bool> memo;
   llvm::DenseSet<const VarTerm *> numericVars;
   llvm::DenseMap<const VarTerm *, const Term *> letValueOf;
 };
@@ -306,9 +360,8 @@ struct Node {
   bool crossable = false;   // a λ work may move out of (switch predecessor, match fields)
 };
 
-/// Which values are plain, worked out for the whole program the first time
-/// sharing asks: most programs repeat no work, and then it never does. The
-/// program has not changed by then (only a plain repeated term changes it).
+/// Which values are plain, from the first time sharing asks: most programs
+/// repeat no work, and then it never does.
 class LazyPlainValues {
 public:
   explicit LazyPlainValues(const Program &program) : program(program) {
@@ -318,7 +371,7 @@ public:
   }
   bool isConstructor(llvm::StringRef name) const { return constructors.contains(name); }
   /// Null when the program has a superposition: nothing is shared (rule 6).
-  const PlainValues *get() {
+  PlainValues *get() {
     if (!values)
       values.emplace(program);
     return values->hasSuperposition ? nullptr : &*values;
@@ -338,8 +391,12 @@ public:
   /// Rule 6 held: the program has a superposition, so nothing is shared.
   bool stopped = false;
 
-  /// The definition body to work on next; the buffers serve every one.
-  void start(Term **definitionBody) { body = definitionBody; }
+  /// The definition to work on next (its body, and its place in the
+  /// program); the buffers serve every one.
+  void start(Term **definitionBody, uint32_t id) {
+    body = definitionBody;
+    defId = id;
+  }
 
   /// Shares one repeated subterm; false when none qualifies.
   bool shareOne() {
@@ -354,12 +411,12 @@ public:
     for (auto &entry : byHash) {
       if (entry.second.size() < 2 || !anyTwoSame(entry.second))
         continue;
-      const PlainValues *plain = numbers.get();
+      PlainValues *plain = numbers.get();
       if (!plain) {
         stopped = true;
         return false;
       }
-      llvm::erase_if(entry.second, [&](int i) { return !plain->isPlain(nodes[i].term); });
+      llvm::erase_if(entry.second, [&](int i) { return !plain->isPlain(nodes[i].term, defId); });
       if (entry.second.size() < 2)
         continue;
       // Bound variables are not hashed, so one bucket may hold many classes
@@ -689,6 +746,7 @@ private:
   Program &program;
   LazyPlainValues &numbers;
   Term **body = nullptr;
+  uint32_t defId = 0;
   unsigned &counter;
   std::vector<Node> nodes;
   llvm::StringMap<llvm::SmallVector<std::pair<int, unsigned>, 4>> scopes;
@@ -702,10 +760,11 @@ SharingStats recoverSharing(Program &program) {
   LazyPlainValues numbers(program);
   unsigned counter = 0;
   DefinitionSharing sharing(program, numbers, counter);
-  for (Definition &d : program.defs) {
+  for (size_t id = 0; id < program.defs.size(); ++id) {
+    Definition &d = program.defs[id];
     if (d.builtin)
       continue;
-    sharing.start(&d.body);
+    sharing.start(&d.body, uint32_t(id));
     // Each rewrite can reveal another (a shared term inside a shared term).
     for (unsigned round = 0; round < 1000 && sharing.shareOne(); ++round)
       ++stats.shared;
