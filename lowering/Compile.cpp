@@ -39,8 +39,16 @@ std::optional<net::Book> readNetDefinitions(const core::Program &program,
                                       llvm::SMLoc());
   DiagnosticEngine read(sm);
   // The entry point is @main in the book, whatever the program calls it.
+  // The definitions refer to few names: each is looked for once, by a scan
+  // that costs less than the module's index of every function name.
+  llvm::StringMap<bool> defined;
   std::optional<net::Book> nets = readHvmDefinitions(sm, id, read, [&](llvm::StringRef name) {
-    return name == "main" || module.find(name) != nullptr;
+    auto [it, inserted] = defined.try_emplace(name, false);
+    if (inserted)
+      it->second = name == "main" || llvm::any_of(module.functions, [&](const hir::Function &f) {
+                     return f.name == name;
+                   });
+    return it->second;
   });
   // A place in the buffer is the same place in the definition's source
   // text; one in the `@name = ` before it is the definition itself.
