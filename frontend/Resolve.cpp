@@ -478,34 +478,48 @@ void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
     return;
   }
   prog.entry = prog.save(entry);
-  // One walk per definition gives both checks what they need.
-  llvm::StringMap<llvm::SmallVector<llvm::StringRef, 8>> refsOf;
+  // One walk per definition gives both checks what they need: the names
+  // each refers to, one stretch of `refs` per definition.
+  llvm::SmallVector<llvm::StringRef, 0> refs;
+  std::vector<size_t> refsBegin;
+  refsBegin.reserve(prog.defs.size() + 1);
   for (const core::Definition &d : prog.defs) {
-    auto &refs = refsOf[d.name];
+    refsBegin.push_back(refs.size());
     core::collectRefs(d.body, refs);
-    if (llvm::is_contained(refs, entry)) {
+    if (std::find(refs.begin() + long(refsBegin.back()), refs.end(), entry) != refs.end()) {
       diags.report(DiagKind::MainReferenced, d.loc,
                    "'" + entry.str() + "' cannot be referenced inside the program (in '" +
                        d.name.str() + "')");
       return;
     }
   }
-  // Reachability from the entry point.
-  llvm::StringSet<> seen;
-  llvm::SmallVector<llvm::StringRef, 64> work{entry};
-  seen.insert(entry);
+  refsBegin.push_back(refs.size());
+  // Reachability from the entry point, over definitions by their place.
+  llvm::StringMap<unsigned> indexOf(unsigned(prog.defs.size()));
+  for (unsigned k = 0; k < prog.defs.size(); ++k)
+    indexOf.try_emplace(prog.defs[k].name, k);
+  std::vector<bool> reached(prog.defs.size(), false);
+  llvm::SmallVector<unsigned, 64> work;
+  auto reach = [&](llvm::StringRef name) {
+    auto it = indexOf.find(name);
+    if (it != indexOf.end() && !reached[it->second]) {
+      reached[it->second] = true;
+      work.push_back(it->second);
+    }
+  };
+  reach(entry);
   while (!work.empty()) {
-    llvm::StringRef n = work.pop_back_val();
-    auto it = refsOf.find(n);
-    if (it == refsOf.end())
-      continue;
-    for (llvm::StringRef r : it->second)
-      if (seen.insert(r).second)
-        work.push_back(r);
+    unsigned k = work.pop_back_val();
+    for (size_t r = refsBegin[k]; r < refsBegin[k + 1]; ++r)
+      reach(refs[r]);
   }
+  auto seen = [&](llvm::StringRef name) {
+    auto it = indexOf.find(name);
+    return it != indexOf.end() && reached[it->second];
+  };
   for (const std::string &name : book.defOrder) {
     const DefData &d = book.defs[name];
-    if (d.builtin || !d.fun || seen.count(name) || d.file != &mainFile)
+    if (d.builtin || !d.fun || d.file != &mainFile || seen(name))
       continue;
     diags.report(DiagKind::UnusedDefinition, d.fun->nameRange.toSM(),
                  "definition '" + name + "' is never used");
