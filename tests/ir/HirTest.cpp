@@ -84,6 +84,20 @@ std::string hvmOf(Module &m, bool eta = true) {
   return os.str();
 }
 
+/// The .hvm text of the book compileToBook makes of `front`'s program.
+std::string compiledBookText(const test::FrontendRun &front, bool verifyEachPass) {
+  REQUIRE(front.result.program);
+  lowering::CompileOptions options;
+  options.verifyEachPass = verifyEachPass; // verifying runs the passes one by one
+  lowering::CompileResult r = lowering::compileToBook(*front.result.program, options, *front.diags);
+  REQUIRE(r.internalErrors.empty());
+  REQUIRE(r.book);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printHvmBook(os, r.net);
+  return text;
+}
+
 } // namespace
 
 TEST_CASE("core to HIR gives each intermediate value its own wire") {
@@ -433,24 +447,16 @@ TEST_CASE("a compiled book prints as .hvm text that reads back to the same text"
   auto front = test::runOn("type L = (C h t) | N\nlen l = match l { L/C: (+ 1 (len l.t)); L/N: 0 }\n"
                            "main = (len (L/C 1 (L/C 2 L/N)))",
                            noPrelude());
-  REQUIRE(front->result.program);
-  lowering::CompileOptions options;
-  options.verifyEachPass = true;
-  lowering::CompileResult r = lowering::compileToBook(*front->result.program, options, *front->diags);
-  REQUIRE(r.internalErrors.empty());
-  REQUIRE(r.book);
-  std::string first;
-  llvm::raw_string_ostream os(first);
-  printHvmBook(os, r.net);
+  std::string first = compiledBookText(*front, /*verifyEachPass=*/true);
   llvm::SourceMgr sm;
   DiagnosticEngine diags(sm);
-  unsigned id = sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(os.str(), "book.hvm"), {});
+  unsigned id = sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(first, "book.hvm"), {});
   std::optional<net::Book> again = readHvmBook(sm, id, diags);
   REQUIRE(again);
   std::string second;
   llvm::raw_string_ostream os2(second);
   printHvmBook(os2, *again);
-  CHECK(os.str() == os2.str());
+  CHECK(first == os2.str());
 }
 
 TEST_CASE("a 100 000-element list literal and 10 000 nested λs compile") {
@@ -575,16 +581,7 @@ main = (pair, λx (x (sum (gen 2))))
 )";
   auto bookText = [&](bool verifyEachPass) {
     auto front = test::runOn(source);
-    REQUIRE(front->result.program);
-    lowering::CompileOptions options;
-    options.verifyEachPass = verifyEachPass; // verifying runs the passes one by one
-    lowering::CompileResult r = lowering::compileToBook(*front->result.program, options, *front->diags);
-    REQUIRE(r.internalErrors.empty());
-    REQUIRE(r.book);
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    printHvmBook(os, r.net);
-    return text;
+    return compiledBookText(*front, verifyEachPass);
   };
   std::string apart = bookText(true), fused = bookText(false);
   CHECK(apart == fused);
