@@ -203,6 +203,16 @@ private:
   uint32_t nextFunctionId = 0;
 };
 
+/// The functions each function of a module refers to, as the module was
+/// made (so functions' ids are their places): those of function k are
+/// `targets[begin[k] .. begin[k + 1])`. `complete[k]` is false when function
+/// k also names something that is not a function (a net definition).
+struct FunctionReferences {
+  std::vector<uint32_t> begin{0};
+  std::vector<uint32_t> targets;
+  std::vector<bool> complete;
+};
+
 /// Calls `fn(inst)` for every instruction of `block` and of the blocks nested
 /// in it, parents before children. No recursion on the C++ stack.
 template <typename Fn> void forEachInst(Block &block, Fn fn) {

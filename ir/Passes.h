@@ -66,9 +66,12 @@ void floatCombinators(Module &module, FloatListener *listener = nullptr);
 /// point is never merged.
 void mergeDefinitions(Module &module);
 
-/// Prune: drop the functions the entry point does not reach. When
-/// `keepBuiltinsOnly` is set, only unreachable builtins are dropped.
-void pruneDefinitions(Module &module, bool keepUserDefinitions);
+/// Prune: drop the functions the entry point does not reach. With
+/// `keepUserDefinitions`, only unreachable builtins are dropped. `made`, the
+/// references of the module as it was made, if no function moved since,
+/// spares looking at every instruction for them.
+void pruneDefinitions(Module &module, bool keepUserDefinitions,
+                      const FunctionReferences *made = nullptr);
 
 /// Expand main: references in the entry point's return positions (its result,
 /// the elements of a returned tuple or superposition, the arguments of a

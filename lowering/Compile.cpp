@@ -136,7 +136,7 @@ public:
   void run() {
     {
       PhaseTimer timer("core-to-hir", "Core to HIR");
-      result.hir = coreToHir(program, diags);
+      result.hir = coreToHir(program, diags, &references);
     }
     if (!result.hir || diags.hasErrors())
       return;
@@ -153,7 +153,9 @@ public:
       return;
     // Unreachable definitions go first: the prelude is large, and what main
     // never reaches need not be compiled at all.
-    if (!pass("prune", [&] { hir::pruneDefinitions(m, /*keepUserDefinitions=*/!options.prune); }))
+    if (!pass("prune", [&] {
+          hir::pruneDefinitions(m, /*keepUserDefinitions=*/!options.prune, &references);
+        }))
       return;
     if (options.verifyEachPass) {
       if (!pass("linearize-matches", [&] { hir::linearizeMatches(m, options.linearizeMatches); }) ||
@@ -221,6 +223,7 @@ private:
 
   const core::Program &program;
   const CompileOptions &options;
+  hir::FunctionReferences references; // as Core to HIR made them, for pruning
   DiagnosticEngine &diags;
   CompileResult &result;
 };

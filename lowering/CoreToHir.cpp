@@ -81,6 +81,7 @@ struct Scratch {
   /// program keeps one copy of each name, so a reference's name is at the
   /// same address.
   llvm::DenseMap<const char *, uint32_t> idOfName;
+  FunctionReferences *references = nullptr; // when asked for
 };
 
 class Translator {
@@ -199,6 +200,12 @@ private:
       i.ref = cast<core::RefTerm>(t)->name;
       if (auto it = scratch.idOfName.find(i.ref.data()); it != scratch.idOfName.end())
         i.numb = it->second;
+      if (FunctionReferences *refs = scratch.references) {
+        if (i.numb != NoFunction)
+          refs->targets.push_back(i.numb);
+        else
+          refs->complete.back() = false;
+      }
       return def(std::move(i), "r");
     }
     case core::TermKind::Era: return def(Inst(InstKind::Era, t->loc), "e");
@@ -373,7 +380,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<Module> coreToHir(const core::Program &program, DiagnosticEngine &diags) {
+std::unique_ptr<Module> coreToHir(const core::Program &program, DiagnosticEngine &diags,
+                                  FunctionReferences *references) {
   auto module = std::make_unique<Module>();
   module->entry = module->save(program.entry);
   module->scott = program.encoding == core::AdtEncoding::Scott;
@@ -382,6 +390,9 @@ std::unique_ptr<Module> coreToHir(const core::Program &program, DiagnosticEngine
       module->constructors[ctr.name] = unsigned(ctr.fields.size());
   bool failed = false;
   Scratch scratch;
+  scratch.references = references;
+  if (references)
+    *references = FunctionReferences();
   module->functions.reserve(program.defs.size());
   scratch.idOfName.reserve(unsigned(program.defs.size()));
   for (size_t k = 0; k < program.defs.size(); ++k)
@@ -392,9 +403,13 @@ std::unique_ptr<Module> coreToHir(const core::Program &program, DiagnosticEngine
     fn.id = module->newFunctionId();
     fn.loc = d.loc;
     fn.builtin = d.builtin;
+    if (references)
+      references->complete.push_back(true);
     Translator t(program, fn, diags, scratch);
     t.run(d.body);
     failed |= t.failed;
+    if (references)
+      references->begin.push_back(uint32_t(references->targets.size()));
   }
   if (failed)
     return nullptr;

@@ -15,7 +15,9 @@ namespace bendc::lowering {
 /// use: a literal operand becomes a partial operator (`[+1]`), `<=` and `>=`
 /// compare and then test for zero, `**` is HVM2's `^` on floats. Unbound
 /// variables are reported; the result is then null.
-std::unique_ptr<hir::Module> coreToHir(const core::Program &program, DiagnosticEngine &diags);
+/// `references`, if given, receives the functions each one refers to.
+std::unique_ptr<hir::Module> coreToHir(const core::Program &program, DiagnosticEngine &diags,
+                                       hir::FunctionReferences *references = nullptr);
 
 /// The HVM2 number word of a Core number.
 uint32_t numbOf(core::Number n);

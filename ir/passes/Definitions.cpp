@@ -273,7 +273,9 @@ void mergeDefinitions(Module &module) {
   }
 }
 
-void pruneDefinitions(Module &module, bool keepUserDefinitions) {
+void pruneDefinitions(Module &module, bool keepUserDefinitions, const FunctionReferences *made) {
+  if (made && made->begin.size() != module.functions.size() + 1)
+    made = nullptr; // not of this module as it is
   // Functions by their place in the module; other names (definitions
   // written as nets) by name. References go by the function ids they hold;
   // the map by name is made only if some name needs it.
@@ -328,6 +330,12 @@ void pruneDefinitions(Module &module, bool keepUserDefinitions) {
       reachedOther.insert(fn.name);
       for (llvm::StringRef r : net->second)
         reach(r);
+    }
+    size_t k = size_t(&fn - module.functions.data());
+    if (made && made->complete[k]) {
+      for (uint32_t r = made->begin[k]; r < made->begin[k + 1]; ++r)
+        reachAt(made->targets[r]);
+      continue;
     }
     forEachInst(fn.body, [&](Inst &i) {
       if (i.kind != InstKind::Ref)

@@ -349,6 +349,42 @@ TEST_CASE("prune drops what main does not reach") {
   CHECK(c.hir->find("unused") == nullptr);
 }
 
+TEST_CASE("prune given the references core to HIR found drops what it drops by looking") {
+  // With the prelude: most of its functions go. `net` is a definition
+  // written as a net, which a reference names without a function id.
+  const char *source = "hvm net:\n  (a a)\nused = λx (net (List/length x))\nunused = 2\n"
+                       "main = (used [1, 2])";
+  for (bool keepUserDefinitions : {false, true}) {
+    CAPTURE(keepUserDefinitions);
+    auto front = test::runOn(source);
+    REQUIRE_MESSAGE(front->result.program, front->text());
+    FunctionReferences refs;
+    std::unique_ptr<Module> given = lowering::coreToHir(*front->result.program, *front->diags, &refs);
+    std::unique_ptr<Module> looked = lowering::coreToHir(*front->result.program, *front->diags);
+    REQUIRE(given);
+    REQUIRE(looked);
+    REQUIRE(refs.begin.size() == given->functions.size() + 1);
+    size_t used = size_t(given->find("used") - given->functions.data());
+    CHECK_FALSE(refs.complete[used]); // it names `net`
+    // What the compile learns from reading `net`: it refers to nothing.
+    given->netReferences["net"] = {};
+    looked->netReferences["net"] = {};
+    size_t before = given->functions.size();
+    pruneDefinitions(*given, keepUserDefinitions, &refs);
+    pruneDefinitions(*looked, keepUserDefinitions);
+    requireValid(*given);
+    std::string a, b;
+    llvm::raw_string_ostream as(a), bs(b);
+    printModule(as, *given, /*withBuiltins=*/true);
+    printModule(bs, *looked, /*withBuiltins=*/true);
+    CHECK(a == b);
+    CHECK(given->functions.size() < before);
+    CHECK(given->find("List/length") != nullptr);
+    CHECK((given->find("unused") != nullptr) == keepUserDefinitions);
+    CHECK(given->netReferences.count("net") == 1); // reached through `used`
+  }
+}
+
 TEST_CASE("references hold their function's id and find it after functions move") {
   Compiled c = toHir("unused = 2\nf = λx x\nmain = (f 1)");
   Module &m = *c.hir;
