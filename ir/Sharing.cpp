@@ -64,14 +64,9 @@ public:
     for (const AdtInfo &adt : program.adts)
       for (const AdtInfo::Ctr &c : adt.ctrs)
         ctrFields[c.name] = unsigned(c.fields.size());
-    for (const Definition &d : program.defs)
-      forEachTerm(d.body, [&](const Term *t) { hasSuperposition |= t->kind == TermKind::Sup; });
   }
 
   bool isConstructor(llvm::StringRef name) const { return ctrFields.count(name) != 0; }
-
-  /// Some definition holds a superposition.
-  bool hasSuperposition = false;
 
   /// Whether `t`, a term of definition `def`, evaluates to a plain value (as
   /// far as the program shows). Answers are kept: a long list of
@@ -360,8 +355,9 @@ struct Node {
   bool crossable = false;   // a λ work may move out of (switch predecessor, match fields)
 };
 
-/// Which values are plain, from the first time sharing asks: most programs
-/// repeat no work, and then it never does.
+/// Which values are plain, from the first time sharing asks, and whether
+/// the program has a superposition, from the first time it would share:
+/// most programs repeat no work, and then neither is ever needed.
 class LazyPlainValues {
 public:
   explicit LazyPlainValues(const Program &program) : program(program) {
@@ -370,17 +366,26 @@ public:
         constructors.insert(c.name);
   }
   bool isConstructor(llvm::StringRef name) const { return constructors.contains(name); }
-  /// Null when the program has a superposition: nothing is shared (rule 6).
-  PlainValues *get() {
+  PlainValues &get() {
     if (!values)
       values.emplace(program);
-    return values->hasSuperposition ? nullptr : &*values;
+    return *values;
+  }
+  /// Some definition holds a superposition: then nothing is shared (rule 6).
+  bool hasSuperposition() {
+    if (!superposition) {
+      superposition = false;
+      for (const Definition &d : program.defs)
+        forEachTerm(d.body, [&](const Term *t) { *superposition |= t->kind == TermKind::Sup; });
+    }
+    return *superposition;
   }
 
 private:
   const Program &program;
   llvm::StringSet<> constructors;
   std::optional<PlainValues> values;
+  std::optional<bool> superposition;
 };
 
 class DefinitionSharing {
@@ -411,12 +416,8 @@ public:
     for (auto &entry : byHash) {
       if (entry.second.size() < 2 || !anyTwoSame(entry.second))
         continue;
-      PlainValues *plain = numbers.get();
-      if (!plain) {
-        stopped = true;
-        return false;
-      }
-      llvm::erase_if(entry.second, [&](int i) { return !plain->isPlain(nodes[i].term, defId); });
+      PlainValues &plain = numbers.get();
+      llvm::erase_if(entry.second, [&](int i) { return !plain.isPlain(nodes[i].term, defId); });
       if (entry.second.size() < 2)
         continue;
       // Bound variables are not hashed, so one bucket may hold many classes
@@ -449,6 +450,10 @@ public:
       int at = lowestCommonAncestor(c);
       if (at < 0 || !canFloat(c, at) || runs(c, at) < 2)
         continue;
+      if (numbers.hasSuperposition()) {
+        stopped = true; // before anything was shared
+        return false;
+      }
       bind(c, at);
       return true;
     }
@@ -769,7 +774,7 @@ SharingStats recoverSharing(Program &program) {
     for (unsigned round = 0; round < 1000 && sharing.shareOne(); ++round)
       ++stats.shared;
     if (sharing.stopped)
-      break; // before anything was shared: only a plain term is
+      break; // at the first term it would have shared: nothing was
   }
   return stats;
 }
