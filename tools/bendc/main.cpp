@@ -27,7 +27,9 @@
 
 #if defined(__GLIBC__)
 #include <malloc.h>
+#include <sys/mman.h>
 #endif
+#include <algorithm>
 #include <atomic>
 #include <cinttypes>
 #include <csignal>
@@ -39,6 +41,11 @@ using namespace llvm;
 using namespace bendc;
 
 namespace {
+
+#if defined(__GLIBC__)
+// Blocks up to this size come from the heap (see main).
+constexpr int kMmapThreshold = 64 << 20;
+#endif
 
 cl::OptionCategory category("bendc options");
 
@@ -216,6 +223,42 @@ int runHvmInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
   return runBook(*book);
 }
 
+#if defined(__GLIBC__)
+/// Lowering a program's Core to a runtime book takes eight to eleven times
+/// the memory of its Core. The kernel would hand that over a page at a time,
+/// one page fault each; it is asked for here at once instead (one system
+/// call that fills the pages), from the heap, and left there once freed so
+/// that the compile's own allocations are carved out of it. The estimate is
+/// the lower end, so that little is filled for nothing; small programs,
+/// whose faults cost little, are left alone.
+void prepareHeapForCompile(const core::Program &program) {
+  constexpr size_t kBytesPerCoreByte = 8;
+  constexpr size_t kMinimum = size_t(16) << 20;
+  constexpr size_t kMaximum = size_t(1) << 30;
+  size_t bytes = program.arena.getBytesAllocated() * kBytesPerCoreByte;
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  if (bytes < kMinimum || pages <= 0 || pageSize <= 0)
+    return;
+  bytes = std::min({bytes, kMaximum, size_t(pages) * size_t(pageSize) / 4});
+  // From the heap rather than a mapping of its own, and kept when freed.
+  mallopt(M_TRIM_THRESHOLD, int(bytes + (size_t(256) << 20)));
+  mallopt(M_MMAP_THRESHOLD, int(bytes + (size_t(1) << 20)));
+  char *block = static_cast<char *>(malloc(bytes));
+  mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
+  if (!block)
+    return;
+  uintptr_t begin = (uintptr_t(block) + pageSize - 1) & ~uintptr_t(pageSize - 1);
+  uintptr_t end = (uintptr_t(block) + bytes) & ~uintptr_t(pageSize - 1);
+  // A kernel that cannot fill them (before Linux 5.14) leaves the pages to
+  // come as they are used, as without this.
+#ifdef MADV_POPULATE_WRITE
+  if (end > begin)
+    madvise(reinterpret_cast<void *>(begin), end - begin, MADV_POPULATE_WRITE);
+#endif
+  free(block);
+}
+#endif
+
 // The .bend entry: source to Core, Core to nets, then run or write them.
 int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
   for (const std::string &name : unknownWarningNames()) {
@@ -260,6 +303,10 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
   // The process ends right after this: its memory goes back to the system at
   // once rather than object by object (a large program has millions).
   const core::Program &program = *result.program;
+#if defined(__GLIBC__)
+  if (!compileOpts.prune) // pruning may leave little of a large program
+    prepareHeapForCompile(program);
+#endif
   llvm::BuryPointer(std::move(result.program));
   auto kept = std::make_unique<lowering::CompileResult>(
       lowering::compileToBook(program, compileOpts, diags));
@@ -320,7 +367,7 @@ int main(int argc, char **argv) {
   // glibc maps such blocks fresh and gives them back when freed, so their
   // memory was paid for in page faults twice: 13% of the faults of a 4 MB
   // program, 3% of its compile time.
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
   // Give `--stats` to bendc: LLVM's own statistics switch is renamed and hidden.
