@@ -204,7 +204,9 @@ private:
   unsigned level = 0;
   Mismatch mismatch;
   llvm::StringMap<Ty *> schemes;          // finished definitions and constructors
-  llvm::StringMap<Ty *> groupVars;        // the group being inferred: monomorphic
+  // Core saves each name once, so a name's pointer stands for it (below).
+  llvm::DenseMap<const char *, Ty *> groupVars; // the group being inferred: monomorphic
+  llvm::DenseMap<const char *, Ty *> schemeOfRef; // `schemes` as references found them
   std::vector<std::pair<StringRef, Ty *>> env; // variables in scope, innermost last
   llvm::DenseMap<Ty *, std::string> varNames;  // for messages
   StringRef currentDef;
@@ -484,10 +486,15 @@ Ty *Checker::lookupVar(StringRef name) {
 }
 
 Ty *Checker::refType(StringRef name) {
-  if (auto g = groupVars.find(name); g != groupVars.end())
+  if (auto g = groupVars.find(name.data()); g != groupVars.end())
     return g->second;
-  if (auto s = schemes.find(name); s != schemes.end())
-    return instantiate(s->second);
+  // A scheme, once there, stays: each reference's name is looked up once.
+  Ty *&scheme = schemeOfRef[name.data()];
+  if (!scheme)
+    if (auto s = schemes.find(name); s != schemes.end())
+      scheme = s->second;
+  if (scheme)
+    return instantiate(scheme);
   // NumScott tags: `Type/Ctr/tag` is a number.
   if (name.endswith("/tag") && book.ctrs.count(name.drop_back(4)))
     return prim(TK::U24);
@@ -756,14 +763,14 @@ void Checker::inferGroup(llvm::ArrayRef<unsigned> group) {
   groupVars.clear();
   level = 1;
   for (unsigned i : group)
-    groupVars[checked[i].def->name] = fresh();
+    groupVars[checked[i].def->name.data()] = fresh();
   bool failed = false;
   for (unsigned i : group) {
     currentDef = checked[i].def->name;
     currentSig = checked[i].info->annotated ? checked[i].info->sig : nullptr;
     env.clear();
     try {
-      expect(groupVars[currentDef], infer(checked[i].def->body), checked[i].def->body,
+      expect(groupVars[currentDef.data()], infer(checked[i].def->body), checked[i].def->body,
              checked[i].info->name.toSM());
     } catch (Failure &) {
       failed = true;
@@ -785,7 +792,7 @@ void Checker::inferGroup(llvm::ArrayRef<unsigned> group) {
       schemes[name] = prim(TK::Any);
       continue;
     }
-    Ty *inferred = freeze(groupVars[name]);
+    Ty *inferred = freeze(groupVars[name.data()]);
     Ty *annotation = d.info->generated ? prim(TK::Hole) : schemeOf(d.info->sig, d.info->file);
     std::string why;
     std::optional<Ty *> t = specialize(inferred, annotation, why);
@@ -812,7 +819,7 @@ void Checker::run() {
     auto f = facts.defs.find(h.name);
     schemes[h.name] = f != facts.defs.end() ? schemeOf(f->second.sig, f->second.file) : prim(TK::Any);
   }
-  llvm::StringMap<unsigned> index;
+  llvm::DenseMap<const char *, unsigned> index; // by the name's pointer in Core
   for (const core::Definition &d : prog.defs) {
     auto f = facts.defs.find(d.name);
     if (f == facts.defs.end() || book.ctrs.count(d.name))
@@ -822,7 +829,7 @@ void Checker::run() {
       schemes[d.name] = schemeOf(f->second.sig, f->second.file);
       continue;
     }
-    index[d.name] = unsigned(checked.size());
+    index[d.name.data()] = unsigned(checked.size());
     checked.push_back(CheckedDef{&d, &f->second});
   }
   if (checked.empty())
@@ -839,7 +846,7 @@ void Checker::run() {
     llvm::SmallVector<StringRef, 16> refs;
     core::collectRefs(checked[i].def->body, refs);
     for (StringRef r : refs)
-      if (auto it = index.find(r); it != index.end())
+      if (auto it = index.find(r.data()); it != index.end())
         graph.nodes[i].succs.push_back(&graph.nodes[it->second]);
   }
   for (auto scc = llvm::scc_begin(&graph); !scc.isAtEnd(); ++scc) {

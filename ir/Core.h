@@ -153,6 +153,8 @@ struct SwiTerm : Term {
   CORE_TERM(Swi)
 };
 struct RefTerm : Term {
+  /// Saved in Program::strings, as definitions' names are: equal names are
+  /// one pointer, which maps may key by.
   llvm::StringRef name;
   RefTerm(llvm::SMLoc l, llvm::StringRef n) : Term(TermKind::Ref, l), name(n) {}
   CORE_TERM(Ref)
@@ -160,7 +162,7 @@ struct RefTerm : Term {
 #undef CORE_TERM
 
 struct Definition {
-  llvm::StringRef name;
+  llvm::StringRef name; // saved in Program::strings (see RefTerm::name)
   Term *body = nullptr;
   llvm::SMLoc loc;
   bool builtin = false; // from the embedded prelude
