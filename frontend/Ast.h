@@ -476,6 +476,8 @@ public:
     return llvm::ArrayRef<T>(mem, v.size());
   }
   llvm::StringRef save(llvm::StringRef s) { return saver.save(s); }
+  /// The memory the syntax trees take.
+  size_t bytes() const { return arena.getBytesAllocated(); }
 
 private:
   llvm::BumpPtrAllocator arena;

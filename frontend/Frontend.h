@@ -8,6 +8,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -41,6 +42,9 @@ struct FrontendOptions {
   /// Files read from here instead of the disk, by path as imports spell it
   /// after `.`/`..` are removed (an editor's unsaved documents).
   const llvm::StringMap<std::string> *unsavedFiles = nullptr;
+  /// Called once every file is parsed, with the bytes their syntax trees
+  /// take: a driver may prepare memory for what follows.
+  std::function<void(size_t syntaxBytes)> parsed;
 };
 
 struct FrontendResult {

@@ -61,6 +61,8 @@ std::string relativePath(StringRef path, StringRef from) {
 
 class Loader {
 public:
+  /// What the syntax trees of the files parsed so far take.
+  size_t syntaxBytes() const { return ctx.bytes(); }
   Loader(llvm::SourceMgr &sm, DiagnosticEngine &diags, Book &book)
       : sm(sm), diags(diags), book(book) {}
 
@@ -547,6 +549,8 @@ std::unique_ptr<core::Program> buildProgram(llvm::SourceMgr &sm, unsigned mainBu
     loader.addBuffer(id, "", true);
   }
   FileScope *mainFile = loader.addBuffer(mainBuffer, "", false);
+  if (opts.parsed)
+    opts.parsed(loader.syntaxBytes());
   {
     PhaseTimer timer("resolve", "Resolving names and imports");
     loader.registerAll();

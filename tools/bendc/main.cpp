@@ -224,18 +224,16 @@ int runHvmInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
 }
 
 #if defined(__GLIBC__)
-/// Lowering a program's Core to a runtime book takes eight to eleven times
-/// the memory of its Core. The kernel would hand that over a page at a time,
-/// one page fault each; it is asked for here at once instead (one system
-/// call that fills the pages), from the heap, and left there once freed so
-/// that the compile's own allocations are carved out of it. The estimate is
-/// the lower end, so that little is filled for nothing; small programs,
-/// whose faults cost little, are left alone.
-void prepareHeapForCompile(const core::Program &program) {
-  constexpr size_t kBytesPerCoreByte = 8;
+/// Compiling a large program takes hundreds of megabytes, which the kernel
+/// would hand over a page at a time, one page fault each: a fifth of the
+/// compile time. `prepareHeap` asks for `bytes` at once instead (one system
+/// call fills the pages), from the heap, and leaves them there once freed so
+/// that the compile's own allocations are carved out of them. Where pages
+/// filled before are still free at the top of the heap, they count towards
+/// `bytes`. Small amounts, whose faults cost little, are left alone.
+void prepareHeap(size_t bytes) {
   constexpr size_t kMinimum = size_t(16) << 20;
   constexpr size_t kMaximum = size_t(1) << 30;
-  size_t bytes = program.arena.getBytesAllocated() * kBytesPerCoreByte;
   long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
   if (bytes < kMinimum || pages <= 0 || pageSize <= 0)
     return;
@@ -257,6 +255,14 @@ void prepareHeapForCompile(const core::Program &program) {
 #endif
   free(block);
 }
+
+// The estimates are the low end of what programs take (so that little is
+// filled for nothing): after parsing, 14 times the syntax trees (the rest
+// of the frontend and lowering); after the frontend, 8 times the Core
+// program (lowering alone), for programs whose Core outgrows their syntax
+// (a long string literal).
+constexpr size_t kBytesPerSyntaxByte = 14;
+constexpr size_t kBytesPerCoreByte = 8;
 #endif
 
 // The .bend entry: source to Core, Core to nets, then run or write them.
@@ -289,6 +295,10 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
            << " is not a stage (tokens, ast, core, hir, net, hvm, dot)\n";
     return ExitUsage;
   }
+#if defined(__GLIBC__)
+  if (!frontendStage && !compileOpts.prune)
+    opts.parsed = [](size_t syntaxBytes) { prepareHeap(syntaxBytes * kBytesPerSyntaxByte); };
+#endif
   frontend::FrontendResult result = frontend::runFrontendOnBuffer(sources, buffer, opts, diags);
   sharedSubterms = result.shared;
   outs() << result.emitted;
@@ -305,7 +315,7 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
   const core::Program &program = *result.program;
 #if defined(__GLIBC__)
   if (!compileOpts.prune) // pruning may leave little of a large program
-    prepareHeapForCompile(program);
+    prepareHeap(program.arena.getBytesAllocated() * kBytesPerCoreByte);
 #endif
   llvm::BuryPointer(std::move(result.program));
   auto kept = std::make_unique<lowering::CompileResult>(
