@@ -16,6 +16,7 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace bendc::frontend {
 
@@ -496,6 +497,13 @@ void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
     }
   }
   refsBegin.push_back(refs.size());
+#ifndef NDEBUG
+  // Later phases key maps by a name's pointer: Core saves each name once.
+  for (llvm::StringRef r : refs)
+    assert(prog.save(r).data() == r.data() && "a reference's name is not saved in the program");
+  for (const core::Definition &d : prog.defs)
+    assert(prog.save(d.name).data() == d.name.data() && "a definition's name is not saved");
+#endif
   // Reachability from the entry point, over definitions by their place.
   llvm::StringMap<unsigned> indexOf(unsigned(prog.defs.size()));
   for (unsigned k = 0; k < prog.defs.size(); ++k)

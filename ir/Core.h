@@ -180,7 +180,7 @@ struct HvmDefinition {
 /// What readback needs to print constructors again.
 struct AdtInfo {
   struct Ctr {
-    llvm::StringRef name;
+    llvm::StringRef name; // saved in Program::strings (see RefTerm::name)
     std::vector<llvm::StringRef> fields;
   };
   llvm::StringRef name;

@@ -63,10 +63,10 @@ public:
         analyzed(program.defs.size(), false), users(program.defs.size()) {
     for (const AdtInfo &adt : program.adts)
       for (const AdtInfo::Ctr &c : adt.ctrs)
-        ctrFields[c.name] = unsigned(c.fields.size());
+        ctrFields[c.name.data()] = unsigned(c.fields.size());
   }
 
-  bool isConstructor(llvm::StringRef name) const { return ctrFields.count(name) != 0; }
+  bool isConstructor(llvm::StringRef name) const { return ctrFields.count(name.data()) != 0; }
 
   /// Whether `t`, a term of definition `def`, evaluates to a plain value (as
   /// far as the program shows). Answers are kept: a long list of
@@ -174,7 +174,7 @@ private:
     case TermKind::Dup: return isPlain(cast<LetPairTerm>(t)->body);
     case TermKind::Ref: {
       llvm::StringRef name = cast<RefTerm>(t)->name;
-      auto ctr = ctrFields.find(name);
+      auto ctr = ctrFields.find(name.data());
       if (ctr != ctrFields.end())
         return ctr->second == 0;
       return callIsPlain(name, 0);
@@ -199,7 +199,7 @@ private:
       if (!ref)
         return false;
       // A constructor given all its fields is plain when they are.
-      auto ctr = ctrFields.find(ref->name);
+      auto ctr = ctrFields.find(ref->name.data());
       if (ctr != ctrFields.end()) {
         if (ctr->second != args.size())
           return false;
@@ -300,10 +300,12 @@ private:
   }
 
   bool callIsPlain(llvm::StringRef name, unsigned args) {
-    if (idOf.empty())
+    if (idOf.empty()) {
+      idOf.reserve(unsigned(program.defs.size()));
       for (size_t id = 0; id < program.defs.size(); ++id)
-        idOf.try_emplace(program.defs[id].name, unsigned(id));
-    auto found = idOf.find(name);
+        idOf.try_emplace(program.defs[id].name.data(), unsigned(id));
+    }
+    auto found = idOf.find(name.data());
     if (found == idOf.end() || arityAt(found->second) != args)
       return false;
     uint32_t id = found->second;
@@ -320,7 +322,8 @@ private:
   }
 
   const Program &program;
-  llvm::StringMap<unsigned> idOf; // a definition's place in program.defs, once asked
+  // Names are keyed by their pointer: Core saves each once (Core.h).
+  llvm::DenseMap<const char *, unsigned> idOf; // a definition's place in program.defs, once asked
   // By definition.
   std::vector<Stage> stage;
   std::vector<unsigned> arity;   // how many λs lead its body (NoArity: not counted yet)
@@ -333,7 +336,7 @@ private:
   uint32_t asking = 0;
   bool running = false;
   llvm::SmallVector<uint32_t, 16> pending, changed, inRun;
-  llvm::StringMap<unsigned> ctrFields; // constructors: how many fields
+  llvm::DenseMap<const char *, unsigned> ctrFields; // constructors: how many fields
   Scopes scopes;
   llvm::DenseMap<const Term *, bool> memo;
   llvm::DenseSet<const VarTerm *> numericVars;
@@ -363,9 +366,9 @@ public:
   explicit LazyPlainValues(const Program &program) : program(program) {
     for (const AdtInfo &adt : program.adts)
       for (const AdtInfo::Ctr &c : adt.ctrs)
-        constructors.insert(c.name);
+        constructors.insert(c.name.data());
   }
-  bool isConstructor(llvm::StringRef name) const { return constructors.contains(name); }
+  bool isConstructor(llvm::StringRef name) const { return constructors.contains(name.data()); }
   PlainValues &get() {
     if (!values)
       values.emplace(program);
@@ -383,7 +386,7 @@ public:
 
 private:
   const Program &program;
-  llvm::StringSet<> constructors;
+  llvm::DenseSet<const char *> constructors; // by the name's pointer (Core.h)
   std::optional<PlainValues> values;
   std::optional<bool> superposition;
 };
