@@ -1653,7 +1653,7 @@ void Desugarer::checkUnscoped() {
   }
 }
 
-void Desugarer::emitDefinition(const DefData &def) {
+void Desugarer::emitDefinition(DefData &def) {
   file = def.file;
   defName = def.name;
   liftCount = 0;
@@ -1678,6 +1678,7 @@ void Desugarer::emitDefinition(const DefData &def) {
   if (!mapGets.empty())
     body = wrapMapGets(0, body);
   checkUnscoped();
+  def.coreIndex = uint32_t(prog.defs.size());
   prog.defs.push_back(core::Definition{prog.save(def.name), body, at(def.fun->range), def.builtin});
 }
 

@@ -58,6 +58,9 @@ struct DefData {
   ast::HvmDecl *hvm = nullptr;
   FileScope *file = nullptr;
   bool builtin = false;
+  /// A function's place in core::Program::defs, once desugared.
+  uint32_t coreIndex = NoCoreIndex;
+  static constexpr uint32_t NoCoreIndex = ~0u;
 };
 
 struct Book {
@@ -109,7 +112,7 @@ public:
   /// Constructor definitions (and NumScott tags) for every ADT.
   void emitConstructors();
   /// One definition (and whatever it lifts out).
-  void emitDefinition(const DefData &def);
+  void emitDefinition(DefData &def);
   /// `bend run prog ARG...`: the terms written as arguments are desugared in
   /// the entry's file with nothing else in scope, and the entry's (already
   /// emitted) body becomes `(body args...)`.

@@ -504,32 +504,30 @@ void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
   for (const core::Definition &d : prog.defs)
     assert(prog.save(d.name).data() == d.name.data() && "a definition's name is not saved");
 #endif
-  // Reachability from the entry point, over definitions by their place.
-  llvm::StringMap<unsigned> indexOf(unsigned(prog.defs.size()));
+  // Reachability from the entry point, over definitions by their place
+  // (found by the name's pointer: Core saves each name once).
+  llvm::DenseMap<const char *, unsigned> indexOf(unsigned(prog.defs.size()));
   for (unsigned k = 0; k < prog.defs.size(); ++k)
-    indexOf.try_emplace(prog.defs[k].name, k);
+    indexOf.try_emplace(prog.defs[k].name.data(), k);
   std::vector<bool> reached(prog.defs.size(), false);
   llvm::SmallVector<unsigned, 64> work;
   auto reach = [&](llvm::StringRef name) {
-    auto it = indexOf.find(name);
+    auto it = indexOf.find(name.data());
     if (it != indexOf.end() && !reached[it->second]) {
       reached[it->second] = true;
       work.push_back(it->second);
     }
   };
-  reach(entry);
+  reach(prog.entry);
   while (!work.empty()) {
     unsigned k = work.pop_back_val();
     for (size_t r = refsBegin[k]; r < refsBegin[k + 1]; ++r)
       reach(refs[r]);
   }
-  auto seen = [&](llvm::StringRef name) {
-    auto it = indexOf.find(name);
-    return it != indexOf.end() && reached[it->second];
-  };
   for (const std::string &name : book.defOrder) {
     const DefData &d = book.defs[name];
-    if (d.builtin || !d.fun || d.file != &mainFile || seen(name))
+    if (d.builtin || !d.fun || d.file != &mainFile ||
+        (d.coreIndex != DefData::NoCoreIndex && reached[d.coreIndex]))
       continue;
     diags.report(DiagKind::UnusedDefinition, d.fun->nameRange.toSM(),
                  "definition '" + name + "' is never used");
