@@ -138,8 +138,9 @@ core::Term *Desugarer::endLift(Lift *lift, Term *body, SourceRange range) {
     new (p) core::AppTerm(p->loc, chain, var(prog.save(lift->captures.back()), p->loc));
   }
   lift->done = true;
-  facts.defs[lift->name] = TypingFacts::Def{nullptr, file, checkedDef, true, {}, false};
-  prog.defs.push_back(core::Definition{prog.save(lift->name), body, loc, file->builtin});
+  llvm::StringRef name = prog.save(lift->name);
+  facts.defs[name.data()] = TypingFacts::Def{nullptr, file, checkedDef, true, {}, false};
+  prog.defs.push_back(core::Definition{name, body, loc, file->builtin});
   return selfRef(lift, range);
 }
 
@@ -1664,22 +1665,24 @@ void Desugarer::emitDefinition(DefData &def) {
   mapGets.clear();
   withType = {};
   if (def.hvm) {
-    facts.defs[def.name] = TypingFacts::Def{def.hvm->type, file, false, false, def.hvm->range};
+    llvm::StringRef name = prog.save(def.name);
+    facts.defs[name.data()] = TypingFacts::Def{def.hvm->type, file, false, false, def.hvm->range};
     prog.hvmDefs.push_back(core::HvmDefinition{
-        prog.save(def.name), prog.save(def.hvm->text), at(def.hvm->range),
+        name, prog.save(def.hvm->text), at(def.hvm->range),
         llvm::SMLoc::getFromPointer(def.hvm->text.data()), def.builtin});
     return;
   }
   checkedDef = def.fun->checked();
   clones.clear();
-  facts.defs[def.name] =
+  llvm::StringRef name = prog.save(def.name);
+  facts.defs[name.data()] =
       TypingFacts::Def{def.fun->sig, file, checkedDef, false, def.fun->nameRange, def.fun->annotated};
   Term *body = function(def.fun);
   if (!mapGets.empty())
     body = wrapMapGets(0, body);
   checkUnscoped();
   def.coreIndex = uint32_t(prog.defs.size());
-  prog.defs.push_back(core::Definition{prog.save(def.name), body, at(def.fun->range), def.builtin});
+  prog.defs.push_back(core::Definition{name, body, at(def.fun->range), def.builtin});
 }
 
 void Desugarer::applyArguments(const DefData &entry, llvm::ArrayRef<Expr *> args) {

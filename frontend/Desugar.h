@@ -88,7 +88,8 @@ struct TypingFacts {
     SourceRange name;       // where the definition is named, for messages
     bool annotated = false; // `sig` was written (not made up for `def f(x)`)
   };
-  llvm::StringMap<Def> defs; // by Core definition name
+  /// By the Core definition's name, as its pointer (Core saves each name once).
+  llvm::DenseMap<const char *, Def> defs;
   /// A `match` encoded in Core: the term that stands for it, what it
   /// scrutinizes and, per constructor, the arm as a λ over its fields.
   struct Match {

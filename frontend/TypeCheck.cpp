@@ -816,12 +816,12 @@ void Checker::run() {
   for (const CtrData &c : book.ctrStore)
     schemes[c.name] = constructorScheme(c);
   for (const core::HvmDefinition &h : prog.hvmDefs) {
-    auto f = facts.defs.find(h.name);
+    auto f = facts.defs.find(h.name.data());
     schemes[h.name] = f != facts.defs.end() ? schemeOf(f->second.sig, f->second.file) : prim(TK::Any);
   }
   llvm::DenseMap<const char *, unsigned> index; // by the name's pointer in Core
   for (const core::Definition &d : prog.defs) {
-    auto f = facts.defs.find(d.name);
+    auto f = facts.defs.find(d.name.data());
     if (f == facts.defs.end() || book.ctrs.count(d.name))
       continue;
     if (!f->second.checked) {
