@@ -275,15 +275,6 @@ bool Polarizer::constrainDefinition(uint32_t id) {
   nodeCount = 0;
   hasDup = false;
   bool ok = constrain() && checkUseCounts();
-  // A compiler that knows what each `(a b)` is says so; nothing is guessed
-  // for those. (Each definition's trees are apart from the others', so this
-  // can be done while they are at hand.)
-  if (ok)
-    for (size_t k = consBegin; k < allCons.size(); ++k) {
-      TreeId con = allCons[k];
-      if (book[con].role != net::ConRole::Unknown && !relationKnown(con))
-        uf.unite(book[con].fst.index, con.index, book[con].role == net::ConRole::Function);
-    }
   for (uint32_t name : usedNames) {
     firstUse[name] = NoIndex;
     useCount[name] = 0;
@@ -420,8 +411,14 @@ bool Polarizer::visit(const Item &item, std::vector<Item> &stack) {
   Item snd{tree.snd, {Position::Slot, 2 * node + 1}, Rel::Same, t.index};
   switch (tree.kind) {
   case TreeKind::Con:
+    // A compiler that knows what a `(a b)` is says so; nothing is guessed
+    // for it (a function's first child has the other polarity, a pair's the
+    // same).
     unknownRoles |= tree.role == net::ConRole::Unknown;
-    fst.rel = item.switchCases ? Rel::Pos : Rel::Free;
+    fst.rel = item.switchCases                          ? Rel::Pos
+              : tree.role == net::ConRole::Function ? Rel::Opp
+              : tree.role == net::ConRole::Pair     ? Rel::Same
+                                                    : Rel::Free;
     if (!item.switchCases)
       allCons.push_back(t);
     break;
@@ -510,22 +507,25 @@ void Polarizer::applyDefaults() {
     if (!relationKnown(con))
       uf.unite(book[con].fst.index, con.index, true);
   };
-  // A redex side's spine: the side and the second child of each `(a b)` on it.
-  spine.clear();
-  for (const net::Redex &redex : def->redexes)
-    for (TreeId t : {redex.lhs, redex.rhs})
-      for (; book[t].kind == TreeKind::Con; t = book[t].snd)
-        spine.insert(t.index);
-  arguments.clear();
-  for (size_t i = rootConCount; i < conNodes.size(); ++i)
-    if (spine.count(conNodes[i].index))
+  // (Where every `(a b)` of the book says what it is, only redexes are left.)
+  if (unknownRoles) {
+    // A redex side's spine: the side and the second child of each `(a b)` on it.
+    spine.clear();
+    for (const net::Redex &redex : def->redexes)
+      for (TreeId t : {redex.lhs, redex.rhs})
+        for (; book[t].kind == TreeKind::Con; t = book[t].snd)
+          spine.insert(t.index);
+    arguments.clear();
+    for (size_t i = rootConCount; i < conNodes.size(); ++i)
+      if (spine.count(conNodes[i].index))
+        decide(conNodes[i]);
+      else
+        arguments.push_back(conNodes[i]);
+    for (size_t i = 0; i < rootConCount; ++i)
       decide(conNodes[i]);
-    else
-      arguments.push_back(conNodes[i]);
-  for (size_t i = 0; i < rootConCount; ++i)
-    decide(conNodes[i]);
-  for (TreeId con : arguments)
-    decide(con);
+    for (TreeId con : arguments)
+      decide(con);
+  }
   for (const net::Redex &redex : def->redexes)
     if (!uf.sameSet(redex.lhs.index, positive))
       uf.unite(redex.lhs.index, positive, true);

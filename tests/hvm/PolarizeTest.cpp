@@ -383,6 +383,36 @@ TEST_CASE("books built without the reader are checked too") {
   CHECK(twice.diagnostics()[0].kind == DiagKind::HvmDuplicateDefinition);
 }
 
+TEST_CASE("a (a b) a compiler says is a function or a pair is taken at its word") {
+  // Reads `text`, gives @main's root `(a b)` `role`, and polarizes it.
+  auto withRole = [](llvm::StringRef text, net::ConRole role, DiagnosticEngine &diags) {
+    std::optional<net::Book> book = readHvmBook(
+        diags.sourceMgr(),
+        diags.sourceMgr().AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "t.hvm"),
+                                             llvm::SMLoc()),
+        diags);
+    REQUIRE(book);
+    net::Tree &root = (*book)[book->defs[0].root];
+    REQUIRE(root.kind == net::TreeKind::Con);
+    root.role = role;
+    return polarize(*book, diags);
+  };
+  llvm::SourceMgr sm;
+  DiagnosticEngine asFunction(sm), asPair(sm), numbers(sm);
+  std::optional<Book> lam = withRole("@main = (a a)", net::ConRole::Function, asFunction);
+  REQUIRE(lam);
+  CHECK(lam->defs[0].root == nodeTerm(tag::Lam, 0));
+  // A pair whose two halves are one wire: both ends would be positive.
+  CHECK_FALSE(withRole("@main = (a a)", net::ConRole::Pair, asPair));
+  REQUIRE(asPair.diagnostics().size() == 1);
+  CHECK(asPair.diagnostics()[0].message ==
+        "cannot polarize @main: variable 'a' would be positive at both ends");
+  // A λ whose binder is a number: what guessing would make a pair.
+  CHECK_FALSE(withRole("@main = (1 2)", net::ConRole::Function, numbers));
+  REQUIRE(numbers.diagnostics().size() == 1);
+  CHECK(numbers.diagnostics()[0].message == "cannot polarize @main: number 1 would be negative");
+}
+
 TEST_CASE("a binder comes before its uses: (b (a (a b))) is λb.λa.(a, b)") {
   Polarized p("@main = (b (a (a b)))");
   REQUIRE_MESSAGE(p.book, p.messages());
