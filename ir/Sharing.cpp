@@ -7,6 +7,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Casting.h"
+#include "llvm/Support/Compiler.h"
 
 #include <algorithm>
 #include <optional>
@@ -473,6 +474,21 @@ private:
     visit(body, -1);
   }
 
+  /// Where `app` stands for a match, its arms' field λs (and NumScott's
+  /// λtag) may be crossed. Apart from `visit`, whose frame is on the stack
+  /// once per level of the term: a list literal is as deep as it is long.
+  LLVM_ATTRIBUTE_NOINLINE void noteMatchLams(AppTerm *app) {
+    auto m = program.matches.find(app);
+    DecodedMatch match;
+    if (m == program.matches.end() || !decodeMatch(program.encoding, app, m->second, match))
+      return;
+    for (const DecodedMatch::Arm &arm : match.arms)
+      for (const LamTerm *field : arm.fields)
+        crossableLams.insert(field);
+    if (program.encoding == AdtEncoding::NumScott)
+      crossableLams.insert(cast<LamTerm>(app->arg)); // λtag: the switch on the tag
+  }
+
   int visit(Term **slot, int parent) {
     int me = int(nodes.size());
     nodes.push_back({*slot, slot, parent});
@@ -532,15 +548,7 @@ private:
         auto *head = dyn_cast<RefTerm>(app->fun);
         nodes[me].hasCall = !head || !numbers.isConstructor(head->name);
       }
-      auto m = program.matches.find(app);
-      DecodedMatch match;
-      if (m != program.matches.end() && decodeMatch(program.encoding, app, m->second, match)) {
-        for (const DecodedMatch::Arm &arm : match.arms)
-          for (const LamTerm *field : arm.fields)
-            crossableLams.insert(field);
-        if (program.encoding == AdtEncoding::NumScott)
-          crossableLams.insert(cast<LamTerm>(app->arg)); // λtag: the switch on the tag
-      }
+      noteMatchLams(app);
       child(&app->fun);
       child(&app->arg);
       break;
