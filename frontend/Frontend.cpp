@@ -1,4 +1,5 @@
 #include "frontend/Frontend.h"
+#include "frontend/LargeStack.h"
 #include "frontend/PhaseTimer.h"
 #include "ir/Sharing.h"
 
@@ -9,13 +10,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <pthread.h>
-
 namespace bendc::frontend {
-
-// Every phase recurses over the tree; a deep program (a 10 000-deep
-// expression, a 100 000-element list) needs more than a default stack.
-static constexpr unsigned kStackSize = 1u << 30;
 
 std::vector<std::string> applyWarningOptions(const FrontendOptions &opts, DiagnosticEngine &diags) {
   std::vector<std::string> unknown;
@@ -63,27 +58,11 @@ static FrontendResult run(llvm::SourceMgr &sm, unsigned bufferId, const Frontend
   return result;
 }
 
-static void *trampoline(void *arg) {
-  (*static_cast<llvm::function_ref<void()> *>(arg))();
-  return nullptr;
-}
-
-/// Runs `fn` on a thread with a large stack; falls back to this thread.
-static void runOnLargeStack(llvm::function_ref<void()> fn) {
-  pthread_attr_t attr;
-  pthread_t thread;
-  if (pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, kStackSize) == 0 &&
-      pthread_create(&thread, &attr, trampoline, &fn) == 0) {
-    pthread_join(thread, nullptr);
-    pthread_attr_destroy(&attr);
-    return;
-  }
-  fn();
-}
-
 FrontendResult runFrontendOnBuffer(llvm::SourceMgr &sm, unsigned bufferId,
                                    const FrontendOptions &opts, DiagnosticEngine &diags) {
   FrontendResult result;
+  // Every phase recurses over the tree: a deep program (a 10 000-deep
+  // expression, a 100 000-element list) needs more than a default stack.
   runOnLargeStack([&] { result = run(sm, bufferId, opts, diags); });
   return result;
 }

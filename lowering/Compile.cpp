@@ -1,4 +1,5 @@
 #include "lowering/Compile.h"
+#include "frontend/LargeStack.h"
 #include "frontend/PhaseTimer.h"
 #include "frontend/hvm/HvmReader.h"
 #include "lowering/CoreToHir.h"
@@ -6,15 +7,12 @@
 #include "lowering/Polarize.h"
 
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/thread.h"
 
 #include <algorithm>
 
 namespace bendc::lowering {
 
 namespace {
-
-constexpr unsigned kStackSize = 1u << 30;
 
 /// Definitions written as nets (`hvm name: ...`), read once with the .hvm
 /// reader from one buffer; their references may name the program's
@@ -234,8 +232,7 @@ CompileResult compileToBook(const core::Program &program, const CompileOptions &
                             DiagnosticEngine &diags) {
   CompileResult result;
   Pipeline pipeline(program, options, diags, result);
-  llvm::thread worker(llvm::Optional<unsigned>(kStackSize), [&] { pipeline.run(); });
-  worker.join();
+  runOnLargeStack([&] { pipeline.run(); });
   return result;
 }
 

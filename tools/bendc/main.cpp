@@ -6,6 +6,7 @@
 #include "FrontendOptions.h"
 #include "frontend/Diagnostic.h"
 #include "frontend/Frontend.h"
+#include "frontend/LargeStack.h"
 #include "frontend/PhaseTimer.h"
 #include "frontend/hvm/HvmPrinter.h"
 #include "frontend/hvm/HvmReader.h"
@@ -369,6 +370,12 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // The compile phases recurse over terms, on 1 GiB stacks: a literal of
+  // millions of elements can still use one up.
+  exitOnStackExhaustion("bendc: error: the program nests too deeply to compile: the compiler "
+                        "ran out of stack (a list or string literal of millions of elements "
+                        "nests that deep; build such data with a loop instead)\n",
+                        ExitInputError);
 #if defined(__GLIBC__)
   // Compiling runs on threads of its own (for their deep stacks). glibc
   // would give each thread a malloc arena of its own, and such an arena
