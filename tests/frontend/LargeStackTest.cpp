@@ -95,7 +95,8 @@ TEST_CASE("any other fault is still a crash") {
   });
   CHECK_FALSE(null.exited);
   CHECK(null.status == SIGSEGV);
-  CHECK(null.stderrText.empty());
+  // (A sanitizer may say something about the null write first.)
+  CHECK(null.stderrText.find("stack used up") == std::string::npos);
   Outcome sent = inChild([] {
     signal(SIGSEGV, SIG_DFL);
     exitOnStackExhaustion("stack used up\n", 7);
@@ -103,5 +104,5 @@ TEST_CASE("any other fault is still a crash") {
   });
   CHECK_FALSE(sent.exited);
   CHECK(sent.status == SIGSEGV);
-  CHECK(sent.stderrText.empty());
+  CHECK(sent.stderrText.find("stack used up") == std::string::npos);
 }
