@@ -242,8 +242,11 @@ void prepareHeap(size_t bytes) {
   if (bytes < kMinimum || pages <= 0 || pageSize <= 0)
     return;
   bytes = std::min({bytes, kMaximum, size_t(pages) * size_t(pageSize) / 4});
-  // From the heap rather than a mapping of its own, and kept when freed.
-  mallopt(M_TRIM_THRESHOLD, int(bytes + (size_t(256) << 20)));
+  // From the heap rather than a mapping of its own, and kept when freed
+  // (the threshold only grows: what an earlier call filled stays too).
+  static size_t trimThreshold = size_t(256) << 20;
+  trimThreshold = std::max(trimThreshold, bytes + (size_t(256) << 20));
+  mallopt(M_TRIM_THRESHOLD, int(trimThreshold));
   mallopt(M_MMAP_THRESHOLD, int(bytes + (size_t(1) << 20)));
   char *block = static_cast<char *>(malloc(bytes));
   mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
@@ -388,7 +391,7 @@ int main(int argc, char **argv) {
   // memory was paid for in page faults twice: 13% of the faults of a 4 MB
   // program, 3% of its compile time.
   mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20); // prepareHeap may raise it
 #endif
   // Give `--stats` to bendc: LLVM's own statistics switch is renamed and hidden.
   if (cl::Option *llvmStats = cl::getRegisteredOptions().lookup("stats")) {
