@@ -84,6 +84,16 @@ struct Position {
   enum Kind : uint8_t { Slot, Root, RedexSide };
   Kind kind = Root;
   uint32_t index = 0; // Slot: local slot (2*node + i); RedexSide: 2*redex + side
+
+  // Kept per tree in 4 bytes: the kind in the top two bits.
+  static constexpr uint32_t kIndexBits = 30;
+  uint32_t packed() const {
+    assert(index < (1u << kIndexBits) && "more slots or redexes than a position holds");
+    return uint32_t(kind) << kIndexBits | index;
+  }
+  static Position unpack(uint32_t p) {
+    return {Kind(p >> kIndexBits), p & ((1u << kIndexBits) - 1)};
+  }
 };
 
 /// How a tree's polarity relates to its parent's.
@@ -101,9 +111,8 @@ class Polarizer {
 public:
   Polarizer(const net::Book &book, DiagnosticEngine &diags)
       : book(book), diags(diags), uf(book.trees.size() + 1), positive(uint32_t(book.trees.size())),
-        seenIn(book.trees.size(), 0), nodeIndex(book.trees.size(), NoIndex),
-        where(book.trees.size()), partner(book.trees.size(), NoIndex),
-        resolved(book.trees.size(), 0), firstUse(book.names.size(), NoIndex),
+        flags(book.trees.size(), 0), link(book.trees.size(), NoIndex), where(book.trees.size()),
+        firstUse(book.names.size(), NoIndex),
         useCount(book.names.size(), 0) {}
 
   std::optional<rt::Book> run();
@@ -146,12 +155,21 @@ private:
   ParityUnionFind uf;
   uint32_t positive; // the union-find element that stands for "positive"
 
-  // Per tree, for the whole book (every tree belongs to one definition).
-  std::vector<uint32_t> seenIn;    // 1 + id of the definition that visited it
-  std::vector<uint32_t> nodeIndex; // local node index of a node tree
-  std::vector<Position> where;
-  std::vector<uint32_t> partner; // a variable occurrence's twin
-  std::vector<uint8_t> resolved; // a variable occurrence already given its term
+  // Per tree, for the whole book (every tree belongs to one definition),
+  // packed: a book holds millions of trees.
+  enum Flag : uint8_t {
+    Seen = 1,     // some definition visited it
+    Resolved = 2, // a variable occurrence already given its term
+  };
+  std::vector<uint8_t> flags;
+  /// A node tree's local node index; a variable occurrence's twin.
+  std::vector<uint32_t> link;
+  std::vector<uint32_t> where; // a variable occurrence's Position, packed
+  uint32_t &nodeIndex(TreeId t) { return link[t.index]; }
+  uint32_t &partner(uint32_t t) { return link[t]; }
+  Position whereIs(uint32_t t) const { return Position::unpack(where[t]); }
+  bool resolved(uint32_t t) const { return flags[t] & Resolved; }
+  void markResolved(uint32_t t) { flags[t] |= Resolved; }
 
   // Per name, reset after each definition.
   std::vector<uint32_t> firstUse;
@@ -368,9 +386,9 @@ bool Polarizer::walk(Item start) {
 bool Polarizer::visit(const Item &item, std::vector<Item> &stack) {
   TreeId t = item.tree;
   assert(t.valid() && t.index < book.trees.size() && "tree id out of range");
-  if (seenIn[t.index] != 0)
+  if (flags[t.index] & Seen)
     return fail(t, "this tree is used twice");
-  seenIn[t.index] = defId + 1;
+  flags[t.index] |= Seen;
   allTrees.push_back(t);
 
   // `t` is new to the union-find, so relating it to its parent cannot fail.
@@ -401,12 +419,12 @@ bool Polarizer::visit(const Item &item, std::vector<Item> &stack) {
       return fail(t, "reference @" + name + " would be negative");
     return true;
   }
-  case TreeKind::Var: where[t.index] = item.pos; return visitVar(t);
+  case TreeKind::Var: where[t.index] = item.pos.packed(); return visitVar(t);
   default: break;
   }
 
   uint32_t node = nodeCount++;
-  nodeIndex[t.index] = node;
+  nodeIndex(t) = node;
   Item fst{tree.fst, {Position::Slot, 2 * node}, Rel::Same, t.index};
   Item snd{tree.snd, {Position::Slot, 2 * node + 1}, Rel::Same, t.index};
   switch (tree.kind) {
@@ -449,8 +467,8 @@ bool Polarizer::visitVar(TreeId t) {
   if (count > 2)
     return true; // reported by checkUseCounts
   uint32_t first = firstUse[name];
-  partner[t.index] = first;
-  partner[first] = t.index;
+  partner(t.index) = first;
+  partner(first) = t.index;
   if (uf.unite(t.index, first, true))
     return true;
   const char *both = "have the same polarity at both ends";
@@ -545,13 +563,13 @@ rt::Term Polarizer::termOf(TreeId t) {
   case TreeKind::Era: return isPositive(t) ? rt::nulTerm() : rt::eraTerm();
   case TreeKind::Con:
     return rt::nodeTerm(rt::tag::node(rt::Kind::Con, isPositive(t), isPositive(tree.fst)),
-                        nodeIndex[t.index]);
+                        nodeIndex(t));
   case TreeKind::Dup: {
     bool pos = isPositive(t);
-    return rt::nodeTerm(rt::tag::node(rt::Kind::Dup, pos, pos), nodeIndex[t.index]);
+    return rt::nodeTerm(rt::tag::node(rt::Kind::Dup, pos, pos), nodeIndex(t));
   }
-  case TreeKind::Opr: return rt::nodeTerm(rt::tag::Opr, nodeIndex[t.index]);
-  case TreeKind::Swi: return rt::nodeTerm(rt::tag::Swi, nodeIndex[t.index]);
+  case TreeKind::Opr: return rt::nodeTerm(rt::tag::Opr, nodeIndex(t));
+  case TreeKind::Swi: return rt::nodeTerm(rt::tag::Swi, nodeIndex(t));
   case TreeKind::Var: break;
   }
   llvm_unreachable("variables have no term of their own");
@@ -587,15 +605,15 @@ bool Polarizer::build(rt::DefInfo &defInfo) {
     TreeId children[2] = {tree.fst, tree.snd};
     for (unsigned i = 0; i < 2; ++i)
       if (book[children[i]].kind != TreeKind::Var)
-        out.slots[slotBase + 2 * nodeIndex[t.index] + i] = termOf(children[i]);
+        out.slots[slotBase + 2 * nodeIndex(t) + i] = termOf(children[i]);
   }
   if (book[def->root].kind != TreeKind::Var)
     defInfo.root = termOf(def->root);
 
   redexUsed.assign(def->redexes.size(), 0);
   for (TreeId t : trees)
-    if (book[t].kind == TreeKind::Var && where[t.index].kind != Position::RedexSide &&
-        !resolved[t.index] && !resolveFrom(t))
+    if (book[t].kind == TreeKind::Var && whereIs(t.index).kind != Position::RedexSide &&
+        !resolved(t.index) && !resolveFrom(t))
       return false;
   if (!resolveRedexes())
     return false;
@@ -608,17 +626,19 @@ bool Polarizer::build(rt::DefInfo &defInfo) {
 /// redexes whose sides are variables, to the tree or the variable occurrence
 /// at its other end, and gives both ends their terms.
 bool Polarizer::resolveFrom(TreeId end) {
-  uint32_t u = partner[end.index];
+  uint32_t u = partner(end.index);
   for (;;) {
-    Position pos = where[u];
+    Position pos = whereIs(u);
     if (pos.kind != Position::RedexSide) {
       TreeId other{u};
-      resolved[end.index] = resolved[u] = 1;
+      markResolved(end.index);
+      markResolved(u);
       TreeId neg = isPositive(end) ? other : end;
       TreeId posEnd = isPositive(end) ? end : other;
-      assert(where[neg.index].kind == Position::Slot && "a negative end is always in a slot");
-      setAt(where[neg.index], rt::subTerm());
-      setAt(where[posEnd.index], rt::varTerm(where[neg.index].index));
+      Position negAt = whereIs(neg.index);
+      assert(negAt.kind == Position::Slot && "a negative end is always in a slot");
+      setAt(negAt, rt::subTerm());
+      setAt(whereIs(posEnd.index), rt::varTerm(negAt.index));
       return true;
     }
     uint32_t redex = pos.index / 2;
@@ -627,11 +647,11 @@ bool Polarizer::resolveFrom(TreeId end) {
     redexUsed[redex] = 1;
     TreeId across = redexSide(redex, (pos.index % 2) ^ 1);
     if (book[across].kind != TreeKind::Var) {
-      resolved[end.index] = 1;
-      setAt(where[end.index], termOf(across));
+      markResolved(end.index);
+      setAt(whereIs(end.index), termOf(across));
       return true;
     }
-    u = partner[across.index];
+    u = partner(across.index);
   }
 }
 
@@ -654,8 +674,8 @@ bool Polarizer::resolveRedexes() {
     TreeId start = lhsVar ? rhs : lhs;
     TreeId var = lhsVar ? lhs : rhs;
     for (;;) {
-      uint32_t u = partner[var.index];
-      Position pos = where[u];
+      uint32_t u = partner(var.index);
+      Position pos = whereIs(u);
       assert(pos.kind == Position::RedexSide && "slot ends are resolved first");
       uint32_t next = pos.index / 2;
       if (redexUsed[next])
