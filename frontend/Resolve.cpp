@@ -506,9 +506,7 @@ void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
 #endif
   // Reachability from the entry point, over definitions by their place
   // (found by the name's pointer: Core saves each name once).
-  llvm::DenseMap<const char *, unsigned> indexOf(unsigned(prog.defs.size()));
-  for (unsigned k = 0; k < prog.defs.size(); ++k)
-    indexOf.try_emplace(prog.defs[k].name.data(), k);
+  llvm::DenseMap<const char *, uint32_t> indexOf = prog.definitionIndex();
   std::vector<bool> reached(prog.defs.size(), false);
   llvm::SmallVector<unsigned, 64> work;
   auto reach = [&](llvm::StringRef name) {

@@ -47,6 +47,13 @@ const Definition *Program::find(llvm::StringRef name) const {
   return nullptr;
 }
 
+llvm::DenseMap<const char *, uint32_t> Program::definitionIndex() const {
+  llvm::DenseMap<const char *, uint32_t> index(unsigned(defs.size()));
+  for (size_t k = 0; k < defs.size(); ++k)
+    index.try_emplace(defs[k].name.data(), uint32_t(k));
+  return index;
+}
+
 static void printNumber(llvm::raw_ostream &os, Number n) {
   switch (n.kind) {
   case NumKind::U24:

@@ -216,6 +216,10 @@ struct Program {
   }
   llvm::StringRef save(llvm::StringRef s) { return strings.save(s); }
   const Definition *find(llvm::StringRef name) const;
+  /// Each definition's place in `defs` (the first, for a repeated name),
+  /// keyed by its name's pointer: names are saved once (see RefTerm::name),
+  /// so a reference's name finds its definition without hashing the text.
+  llvm::DenseMap<const char *, uint32_t> definitionIndex() const;
 };
 
 /// A constructor match read back out of its encoding: the scrutinee and, per

@@ -301,11 +301,8 @@ private:
   }
 
   bool callIsPlain(llvm::StringRef name, unsigned args) {
-    if (idOf.empty()) {
-      idOf.reserve(unsigned(program.defs.size()));
-      for (size_t id = 0; id < program.defs.size(); ++id)
-        idOf.try_emplace(program.defs[id].name.data(), unsigned(id));
-    }
+    if (idOf.empty())
+      idOf = program.definitionIndex();
     auto found = idOf.find(name.data());
     if (found == idOf.end() || arityAt(found->second) != args)
       return false;
@@ -324,7 +321,7 @@ private:
 
   const Program &program;
   // Names are keyed by their pointer: Core saves each once (Core.h).
-  llvm::DenseMap<const char *, unsigned> idOf; // a definition's place in program.defs, once asked
+  llvm::DenseMap<const char *, uint32_t> idOf; // Program::definitionIndex, once asked
   // By definition.
   std::vector<Stage> stage;
   std::vector<unsigned> arity;   // how many λs lead its body (NoArity: not counted yet)

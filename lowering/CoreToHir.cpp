@@ -394,9 +394,7 @@ std::unique_ptr<Module> coreToHir(const core::Program &program, DiagnosticEngine
   if (references)
     *references = FunctionReferences();
   module->functions.reserve(program.defs.size());
-  scratch.idOfName.reserve(unsigned(program.defs.size()));
-  for (size_t k = 0; k < program.defs.size(); ++k)
-    scratch.idOfName.try_emplace(program.defs[k].name.data(), uint32_t(k));
+  scratch.idOfName = program.definitionIndex();
   for (const core::Definition &d : program.defs) {
     Function &fn = module->functions.emplace_back();
     fn.name = d.name; // in the program, as the references' names are
