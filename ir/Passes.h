@@ -6,6 +6,9 @@
 
 #include "ir/Hir.h"
 
+#include <memory>
+#include <vector>
+
 namespace bendc::hir {
 
 /// How switch arms receive the variables they use (Bend's -Olinearize-matches).
@@ -34,6 +37,27 @@ void expandMatches(Module &module);
 /// wire never used is erased. Afterwards every wire is used exactly once.
 void linearizeVariables(Module &module);
 
+/// The three passes above for one function at a time, each function once,
+/// in whatever order a pipeline needs them (floating asks for the functions
+/// it looks into before it reaches them). The module's functions must keep
+/// their places while it is used; functions added after them are not its.
+class FunctionLinearizer {
+public:
+  FunctionLinearizer(Module &module, MatchLinearization level);
+  ~FunctionLinearizer();
+  /// Linearizes `fn`, a function of the module, unless that is done.
+  void run(Function &fn);
+  /// Linearizes the functions not done yet; the module is then linear.
+  void finish();
+
+private:
+  struct State;
+  Module &module;
+  MatchLinearization level;
+  std::unique_ptr<State> state;
+  std::vector<bool> done; // by place in the module
+};
+
 /// The three passes above, run function by function (each function goes
 /// through all three while its instructions are in cache): the same module
 /// as running linearizeMatches, expandMatches and linearizeVariables one
@@ -50,6 +74,10 @@ public:
   /// Floating made `fn` and is done with it; it joins the end of the module
   /// when floating ends, after those made before it.
   virtual void made(const Function &fn) = 0;
+  /// Floating is about to look into `fn`, a function of the module (to
+  /// float it or to judge whether references to it are safe): a stage that
+  /// runs before floating may finish it now, while it will be in cache.
+  virtual void needed(Function &) {}
 };
 
 /// Float combinators: closed subterms that could run eagerly — any but the
@@ -57,7 +85,8 @@ public:
 /// definitions `<name>__C<k>`, so they are only built when a reference to them
 /// is reached; closed subterms of a definition larger than 64 nodes float too.
 /// The entry point is left alone (`listener` hears of every other function,
-/// each right before those floated out of it). Needs a linear module.
+/// each right before those floated out of it). Needs a linear module, or a
+/// listener that makes each function linear when it is `needed`.
 void floatCombinators(Module &module, FloatListener *listener = nullptr);
 
 /// Merge definitions: functions whose bodies are the same (up to wire names)

@@ -114,14 +114,19 @@ void addNetDefinitions(const net::Book &nets, const hir::Module &module, net::Bo
   }
 }
 
-/// Lowers each function floating is done with.
-class LowerWhenFloated : public hir::FloatListener {
+/// Linearizes each function right before floating looks into it, and
+/// lowers each one floating is done with: a function goes through the
+/// three stages while its instructions are in cache.
+class LinearizeFloatLower : public hir::FloatListener {
 public:
-  explicit LowerWhenFloated(NetLowering &lowering) : lowering(lowering) {}
+  LinearizeFloatLower(hir::FunctionLinearizer &linearizer, NetLowering &lowering)
+      : linearizer(linearizer), lowering(lowering) {}
+  void needed(hir::Function &fn) override { linearizer.run(fn); }
   void done(size_t position) override { lowering.lowerAt(position); }
   void made(const hir::Function &fn) override { lowering.lowerNew(fn); }
 
 private:
+  hir::FunctionLinearizer &linearizer;
   NetLowering &lowering;
 };
 
@@ -155,27 +160,32 @@ public:
           hir::pruneDefinitions(m, /*keepUserDefinitions=*/!options.prune, &references);
         }))
       return;
+    // Linearizing, floating and lowering go function by function, each
+    // function through all three while its instructions are in cache
+    // (merging would still change the floated functions; verifying looks
+    // at the module between the passes).
+    bool byFunction = options.floatCombinators && !options.merge && !options.verifyEachPass;
     if (options.verifyEachPass) {
       if (!pass("linearize-matches", [&] { hir::linearizeMatches(m, options.linearizeMatches); }) ||
           !pass("expand-matches", [&] { hir::expandMatches(m); }) ||
           !pass("linearize-variables", [&] { hir::linearizeVariables(m); }))
         return;
-    } else if (!pass("linearize (matches, expand matches, variables)",
-                     [&] { hir::linearizeEachFunction(m, options.linearizeMatches); })) {
-      // The same three passes, function by function.
+    } else if (!byFunction && !pass("linearize (matches, expand matches, variables)", [&] {
+                 hir::linearizeEachFunction(m, options.linearizeMatches);
+               })) {
       return;
     }
     NetOptions netOptions;
     netOptions.eta = options.eta;
-    if (options.floatCombinators && !options.merge && !options.verifyEachPass) {
-      // Each function is lowered as soon as floating is done with it, while
-      // its instructions are in cache (merging would still change them;
-      // verifying looks at the module between the two).
+    if (byFunction) {
+      hir::FunctionLinearizer linearizer(m, options.linearizeMatches);
       NetLowering lowering(m, netOptions, result.net, diags);
-      LowerWhenFloated listener(lowering);
+      LinearizeFloatLower listener(linearizer, lowering);
       {
-        PhaseTimer timer("float-and-lower", "float-combinators, with HIR to nets");
+        PhaseTimer timer("linearize-float-lower",
+                         "linearize, float-combinators and HIR to nets, by function");
         hir::floatCombinators(m, &listener);
+        linearizer.finish(); // the entry point, which floating leaves alone
       }
       if (!pass("expand-main", [&] { hir::expandMain(m); }))
         return;

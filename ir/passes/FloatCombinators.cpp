@@ -119,6 +119,7 @@ struct SharedState {
   /// is nested in others.
   std::vector<std::unique_ptr<Scratch>> probes;
   unsigned probeDepth = 0;
+  FloatListener *listener = nullptr;
 };
 
 class Floater {
@@ -354,6 +355,8 @@ private:
         safe = r && f->body.insts.size() == countTerm(f->body, *r) && termSafe(f->body, *r);
       } else {
         std::vector<Function> none;
+        if (shared.listener)
+          shared.listener->needed(*f);
         if (shared.probes.size() <= shared.probeDepth)
           shared.probes.push_back(std::make_unique<Scratch>());
         Floater probe(module, *f, none, shared, *shared.probes[shared.probeDepth++]);
@@ -613,12 +616,15 @@ private:
 void floatCombinators(Module &module, FloatListener *listener) {
   std::vector<Function> made;
   SharedState shared;
+  shared.listener = listener;
   Scratch scratch;
   size_t count = module.functions.size();
   for (size_t k = 0; k < count; ++k) {
     Function &fn = module.functions[k];
     if (fn.name == module.entry)
       continue;
+    if (listener)
+      listener->needed(fn);
     std::vector<Function> mine;
     Floater f(module, fn, mine, shared, scratch);
     f.run();

@@ -320,18 +320,41 @@ void linearizeVariables(Module &module) {
   module.invariants.linear = true;
 }
 
-void linearizeEachFunction(Module &module, MatchLinearization level) {
+struct FunctionLinearizer::State {
   Scratch scratch;
-  for (Function &fn : module.functions) {
-    // Without switches and matches there is nothing to expand.
-    bool unchanged = level != MatchLinearization::Disabled && linearizeMatchesIn(fn, level, scratch);
-    if (!unchanged)
-      expandMatchesIn(fn, module.scott);
-    linearizeVariablesIn(fn, scratch);
-  }
+};
+
+FunctionLinearizer::FunctionLinearizer(Module &module, MatchLinearization level)
+    : module(module), level(level), state(std::make_unique<State>()),
+      done(module.functions.size(), false) {}
+
+FunctionLinearizer::~FunctionLinearizer() = default;
+
+void FunctionLinearizer::run(Function &fn) {
+  size_t k = size_t(&fn - module.functions.data());
+  assert(k < done.size() && "not a function of the module this linearizer was made for");
+  if (done[k])
+    return;
+  done[k] = true;
+  // Without switches and matches there is nothing to expand.
+  bool unchanged = level != MatchLinearization::Disabled &&
+                   linearizeMatchesIn(fn, level, state->scratch);
+  if (!unchanged)
+    expandMatchesIn(fn, module.scott);
+  linearizeVariablesIn(fn, state->scratch);
+}
+
+void FunctionLinearizer::finish() {
+  // Functions made since (by floating, out of linear ones) are linear.
+  for (size_t k = 0; k < done.size(); ++k)
+    run(module.functions[k]);
   if (level == MatchLinearization::Enabled)
     module.invariants.matchesLinearized = true;
   module.invariants.linear = true;
+}
+
+void linearizeEachFunction(Module &module, MatchLinearization level) {
+  FunctionLinearizer(module, level).finish();
 }
 
 } // namespace bendc::hir
