@@ -205,12 +205,13 @@ private:
 
 /// The functions each function of a module refers to, as the module was
 /// made (so functions' ids are their places): those of function k are
-/// `targets[begin[k] .. begin[k + 1])`. `complete[k]` is false when function
-/// k also names something that is not a function (a net definition).
+/// `targets[begin[k] .. begin[k + 1])`, and the other names it refers to
+/// (net definitions) `others[otherBegin[k] .. otherBegin[k + 1])`.
 struct FunctionReferences {
   std::vector<uint32_t> begin{0};
   std::vector<uint32_t> targets;
-  std::vector<bool> complete;
+  std::vector<uint32_t> otherBegin{0};
+  std::vector<llvm::StringRef> others;
 };
 
 /// Calls `fn(inst)` for every instruction of `block` and of the blocks nested

@@ -71,13 +71,17 @@ public:
   virtual ~FloatListener() = default;
   /// Floating is done with the function at `position` in the module.
   virtual void done(size_t position) = 0;
-  /// Floating made `fn` and is done with it; it joins the end of the module
-  /// when floating ends, after those made before it.
-  virtual void made(const Function &fn) = 0;
+  /// Floating made `fn` out of the function it was last done with, and is
+  /// done with it; it joins the end of the module when floating ends, after
+  /// those made before it. Floating never looks into it again.
+  virtual void made(Function &fn) = 0;
   /// Floating is about to look into `fn`, a function of the module (to
   /// float it or to judge whether references to it are safe): a stage that
   /// runs before floating may finish it now, while it will be in cache.
   virtual void needed(Function &) {}
+  /// Floating judged whether references to `fn`, a function of the module,
+  /// are safe; it will not look into `fn` for that again.
+  virtual void judged(const Function &) {}
 };
 
 /// Float combinators: closed subterms that could run eagerly — any but the
@@ -94,6 +98,16 @@ void floatCombinators(Module &module, FloatListener *listener = nullptr);
 /// of them points to it; repeated until no two bodies are equal. The entry
 /// point is never merged.
 void mergeDefinitions(Module &module);
+
+/// The functions expandMain may inline (by place in the module): those the
+/// entry point returns, through the return positions of what they return,
+/// as the module shows them before floating (floating moves returned terms
+/// into new functions, which expandMain then inlines, but brings in no
+/// other function). `prepare` is called on each function, the entry point
+/// first, before its body is read. What floating makes of these functions
+/// is inlined too, as is any function whose name marks it as floated
+/// (`__C`); the caller keeps those.
+std::vector<bool> functionsMainExpands(Module &module, llvm::function_ref<void(Function &)> prepare);
 
 /// Prune: drop the functions the entry point does not reach. With
 /// `keepUserDefinitions`, only unreachable builtins are dropped. `made`, the

@@ -114,20 +114,155 @@ void addNetDefinitions(const net::Book &nets, const hir::Module &module, net::Bo
   }
 }
 
-/// Linearizes each function right before floating looks into it, and
-/// lowers each one floating is done with: a function goes through the
-/// three stages while its instructions are in cache.
-class LinearizeFloatLower : public hir::FloatListener {
+/// Makes each function (translating its definition, then linearizing it)
+/// right before floating looks into it, lowers each one floating is done
+/// with, and then lets its instructions go once nothing will look into it
+/// again: a function goes through every stage while its instructions are in
+/// cache, and the instructions of the whole program are never in memory at
+/// once.
+///
+/// What may still look into a function floating is done with: floating,
+/// judging whether a reference to it is safe (once per function, and only
+/// from a function that refers to it and is itself still open: not floated
+/// yet, or floated but not judged); and expanding main, which inlines what
+/// main returns and what was floated out of that (see functionsMainExpands).
+class FunctionByFunction : public hir::FloatListener {
 public:
-  LinearizeFloatLower(hir::FunctionLinearizer &linearizer, NetLowering &lowering)
-      : linearizer(linearizer), lowering(lowering) {}
-  void needed(hir::Function &fn) override { linearizer.run(fn); }
-  void done(size_t position) override { lowering.lowerAt(position); }
-  void made(const hir::Function &fn) override { lowering.lowerNew(fn); }
+  FunctionByFunction(hir::Module &module, HirBuilder &builder,
+                     hir::FunctionLinearizer &linearizer, NetLowering &lowering)
+      : module(module), builder(builder), linearizer(linearizer), lowering(lowering),
+        translated(module.functions.size(), false) {}
+
+  /// Decides what stays: `references` gives the functions each definition
+  /// refers to, by function id, as the module was made (before pruning);
+  /// `keepAll` keeps every function (for showing the HIR).
+  void plan(const hir::FunctionReferences &references, bool keepAll) {
+    size_t n = module.functions.size();
+    keep.assign(n, keepAll);
+    closedFlag.assign(n, false);
+    doneFlag.assign(n, false);
+    judgedFlag.assign(n, false);
+    released.assign(n, false);
+    openReferrers.assign(n, 0);
+    if (keepAll)
+      return;
+    std::vector<bool> expands =
+        hir::functionsMainExpands(module, [&](hir::Function &fn) { needed(fn); });
+    uint32_t maxId = 0;
+    for (const hir::Function &fn : module.functions)
+      maxId = std::max(maxId, fn.id + 1);
+    std::vector<uint32_t> placeOfId(maxId, hir::NoFunction);
+    for (size_t k = 0; k < n; ++k)
+      placeOfId[module.functions[k].id] = uint32_t(k);
+    // Edges by place, in both directions, each counted once per reference.
+    referentsBegin.assign(1, 0);
+    referents.clear();
+    for (size_t k = 0; k < n; ++k) {
+      const hir::Function &fn = module.functions[k];
+      bool entry = fn.name == module.entry;
+      keep[k] = entry || expands[k] || fn.name.contains("__C");
+      // Constructors are safe by their name: nothing judges them by looking.
+      judgedFlag[k] = module.constructors.count(fn.name) > 0;
+      // The entry point is never floated nor judged: what it refers to is
+      // looked into only by others.
+      if (!entry && fn.id + 1 < references.begin.size())
+        for (uint32_t r = references.begin[fn.id]; r < references.begin[fn.id + 1]; ++r) {
+          uint32_t id = references.targets[r];
+          uint32_t to = id < placeOfId.size() ? placeOfId[id] : hir::NoFunction;
+          if (to == hir::NoFunction || to == k)
+            continue;
+          referents.push_back(to);
+          ++openReferrers[to];
+        }
+      referentsBegin.push_back(uint32_t(referents.size()));
+    }
+    planned = true;
+  }
+
+  void needed(hir::Function &fn) override {
+    size_t k = placeOf(fn);
+    if (k < translated.size() && !translated[k]) {
+      translated[k] = true;
+      failed |= !builder.translate(fn);
+    }
+    linearizer.run(fn);
+  }
+  void done(size_t position) override {
+    lowering.lowerAt(position);
+    lastDone = position;
+    doneFlag[position] = true;
+    settle(position);
+  }
+  void made(hir::Function &fn) override {
+    lowering.lowerNew(fn);
+    if (planned && !keep[lastDone])
+      release(fn);
+  }
+  void judged(const hir::Function &fn) override {
+    size_t k = placeOf(fn);
+    if (k < judgedFlag.size() && !judgedFlag[k]) {
+      judgedFlag[k] = true;
+      settle(k);
+    }
+  }
+
+  /// Makes the functions floating did not look into (the entry point).
+  void finish() {
+    for (size_t k = 0; k < translated.size(); ++k)
+      needed(module.functions[k]);
+    linearizer.finish();
+  }
+
+  bool failed = false; // some definition has unbound variables
 
 private:
+  size_t placeOf(const hir::Function &fn) const { return size_t(&fn - module.functions.data()); }
+
+  /// Once function `k` is floated and judged (or let go), nothing it refers
+  /// to will be judged through it: each of those has one open referrer
+  /// less. Then whatever became free to go, goes.
+  void settle(size_t k) {
+    if (!planned)
+      return;
+    llvm::SmallVector<size_t, 8> work{k};
+    while (!work.empty()) {
+      size_t f = work.pop_back_val();
+      if (!closedFlag[f] && doneFlag[f] && (judgedFlag[f] || released[f])) {
+        closedFlag[f] = true;
+        for (uint32_t r = referentsBegin[f]; r < referentsBegin[f + 1]; ++r)
+          if (--openReferrers[referents[r]] == 0)
+            work.push_back(referents[r]);
+      }
+      if (!released[f] && !keep[f] && doneFlag[f] && (judgedFlag[f] || openReferrers[f] == 0)) {
+        released[f] = true;
+        release(module.functions[f]);
+        work.push_back(f); // now closed, if it was not
+      }
+    }
+  }
+
+  static void release(hir::Function &fn) {
+    fn.body = hir::Block();
+    std::vector<llvm::StringRef>().swap(fn.wireNames);
+    std::vector<bool>().swap(fn.unscoped);
+    std::vector<uint32_t>().swap(fn.bindRank);
+  }
+
+  hir::Module &module;
+  HirBuilder &builder;
   hir::FunctionLinearizer &linearizer;
   NetLowering &lowering;
+  // By place in the module.
+  std::vector<bool> translated;
+  std::vector<bool> keep;       // main, what expanding main inlines, or all
+  std::vector<bool> doneFlag;   // floated and lowered
+  std::vector<bool> judgedFlag; // its safety is known without looking
+  std::vector<bool> closedFlag; // floated, and judged or let go
+  std::vector<bool> released;   // its instructions let go
+  std::vector<uint32_t> openReferrers; // functions referring to it not closed yet
+  std::vector<uint32_t> referentsBegin, referents;
+  size_t lastDone = 0;
+  bool planned = false;
 };
 
 class Pipeline {
@@ -137,7 +272,19 @@ public:
       : program(program), options(options), diags(diags), result(result) {}
 
   void run() {
-    {
+    // Translating, linearizing, floating and lowering go function by
+    // function, each function through all four while its instructions are
+    // in cache (merging would still change the floated functions;
+    // verifying looks at the module between the passes).
+    bool byFunction = options.floatCombinators && !options.merge && !options.verifyEachPass;
+    HirBuilder builder(program, diags);
+    size_t coreTerms = 0;
+    if (byFunction) {
+      // The functions' bodies come later; pruning needs their references now.
+      PhaseTimer timer("core-to-hir", "Core to HIR (the functions and their references)");
+      result.hir = builder.makeModule();
+      coreTerms = builder.references(references);
+    } else {
       PhaseTimer timer("core-to-hir", "Core to HIR");
       result.hir = coreToHir(program, diags, &references);
     }
@@ -160,11 +307,6 @@ public:
           hir::pruneDefinitions(m, /*keepUserDefinitions=*/!options.prune, &references);
         }))
       return;
-    // Linearizing, floating and lowering go function by function, each
-    // function through all three while its instructions are in cache
-    // (merging would still change the floated functions; verifying looks
-    // at the module between the passes).
-    bool byFunction = options.floatCombinators && !options.merge && !options.verifyEachPass;
     if (options.verifyEachPass) {
       if (!pass("linearize-matches", [&] { hir::linearizeMatches(m, options.linearizeMatches); }) ||
           !pass("expand-matches", [&] { hir::expandMatches(m); }) ||
@@ -179,14 +321,18 @@ public:
     netOptions.eta = options.eta;
     if (byFunction) {
       hir::FunctionLinearizer linearizer(m, options.linearizeMatches);
-      NetLowering lowering(m, netOptions, result.net, diags);
-      LinearizeFloatLower listener(linearizer, lowering);
+      // A linearized function has about one wire per Core term.
+      NetLowering lowering(m, netOptions, result.net, diags, coreTerms);
+      FunctionByFunction stages(m, builder, linearizer, lowering);
       {
-        PhaseTimer timer("linearize-float-lower",
-                         "linearize, float-combinators and HIR to nets, by function");
-        hir::floatCombinators(m, &listener);
-        linearizer.finish(); // the entry point, which floating leaves alone
+        PhaseTimer timer("by-function",
+                         "Core to HIR, linearize, float-combinators and HIR to nets, by function");
+        stages.plan(references, options.keepFunctions);
+        hir::floatCombinators(m, &stages);
+        stages.finish();
       }
+      if (stages.failed)
+        return;
       if (!pass("expand-main", [&] { hir::expandMain(m); }))
         return;
       PhaseTimer timer("hir-to-net", "HIR to nets");

@@ -28,6 +28,10 @@ struct CompileOptions {
   bool eta = true;
   /// Run the HIR verifier after every pass; a failure is an internal error.
   bool verifyEachPass = false;
+  /// Keep every function's instructions in the result's HIR. Otherwise
+  /// those of most functions are let go once they are lowered, and the
+  /// result's HIR holds them only for the entry point and what it inlines.
+  bool keepFunctions = false;
 };
 
 struct CompileResult {

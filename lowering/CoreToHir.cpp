@@ -6,6 +6,7 @@
 #include "llvm/Support/Casting.h"
 
 #include <algorithm>
+#include <cassert>
 #include <deque>
 #include <iterator>
 
@@ -204,7 +205,7 @@ private:
         if (i.numb != NoFunction)
           refs->targets.push_back(i.numb);
         else
-          refs->complete.back() = false;
+          refs->others.push_back(i.ref);
       }
       return def(std::move(i), "r");
     }
@@ -380,35 +381,82 @@ private:
 
 } // namespace
 
-std::unique_ptr<Module> coreToHir(const core::Program &program, DiagnosticEngine &diags,
-                                  FunctionReferences *references) {
+struct HirBuilder::State {
+  State(const core::Program &program, DiagnosticEngine &diags) : program(program), diags(diags) {
+    scratch.idOfName = program.definitionIndex();
+  }
+  const core::Program &program;
+  DiagnosticEngine &diags;
+  Scratch scratch;
+};
+
+HirBuilder::HirBuilder(const core::Program &program, DiagnosticEngine &diags)
+    : state(std::make_unique<State>(program, diags)) {}
+
+HirBuilder::~HirBuilder() = default;
+
+std::unique_ptr<Module> HirBuilder::makeModule() {
+  const core::Program &program = state->program;
   auto module = std::make_unique<Module>();
   module->entry = module->save(program.entry);
   module->scott = program.encoding == core::AdtEncoding::Scott;
   for (const core::AdtInfo &adt : program.adts)
     for (const core::AdtInfo::Ctr &ctr : adt.ctrs)
       module->constructors[ctr.name] = unsigned(ctr.fields.size());
-  bool failed = false;
-  Scratch scratch;
-  scratch.references = references;
-  if (references)
-    *references = FunctionReferences();
   module->functions.reserve(program.defs.size());
-  scratch.idOfName = program.definitionIndex();
   for (const core::Definition &d : program.defs) {
     Function &fn = module->functions.emplace_back();
     fn.name = d.name; // in the program, as the references' names are
     fn.id = module->newFunctionId();
     fn.loc = d.loc;
     fn.builtin = d.builtin;
-    if (references)
-      references->complete.push_back(true);
-    Translator t(program, fn, diags, scratch);
-    t.run(d.body);
-    failed |= t.failed;
-    if (references)
-      references->begin.push_back(uint32_t(references->targets.size()));
   }
+  return module;
+}
+
+bool HirBuilder::translate(Function &fn, FunctionReferences *references) {
+  State &s = *state;
+  assert(fn.id < s.program.defs.size() && "not a function makeModule made");
+  s.scratch.references = references;
+  Translator t(s.program, fn, s.diags, s.scratch);
+  t.run(s.program.defs[fn.id].body);
+  if (references) {
+    references->begin.push_back(uint32_t(references->targets.size()));
+    references->otherBegin.push_back(uint32_t(references->others.size()));
+  }
+  return !t.failed;
+}
+
+size_t HirBuilder::references(FunctionReferences &out) const {
+  out = FunctionReferences();
+  const llvm::DenseMap<const char *, uint32_t> &idOfName = state->scratch.idOfName;
+  size_t terms = 0;
+  for (const core::Definition &d : state->program.defs) {
+    core::forEachTerm(d.body, [&](const core::Term *t) {
+      ++terms;
+      auto *ref = llvm::dyn_cast<core::RefTerm>(t);
+      if (!ref)
+        return;
+      if (auto it = idOfName.find(ref->name.data()); it != idOfName.end())
+        out.targets.push_back(it->second);
+      else
+        out.others.push_back(ref->name);
+    });
+    out.begin.push_back(uint32_t(out.targets.size()));
+    out.otherBegin.push_back(uint32_t(out.others.size()));
+  }
+  return terms;
+}
+
+std::unique_ptr<Module> coreToHir(const core::Program &program, DiagnosticEngine &diags,
+                                  FunctionReferences *references) {
+  HirBuilder builder(program, diags);
+  std::unique_ptr<Module> module = builder.makeModule();
+  if (references)
+    *references = FunctionReferences();
+  bool failed = false;
+  for (Function &fn : module->functions)
+    failed |= !builder.translate(fn, references);
   if (failed)
     return nullptr;
   return module;

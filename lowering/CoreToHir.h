@@ -19,6 +19,32 @@ namespace bendc::lowering {
 std::unique_ptr<hir::Module> coreToHir(const core::Program &program, DiagnosticEngine &diags,
                                        hir::FunctionReferences *references = nullptr);
 
+/// The same one definition at a time, for a pipeline that takes functions
+/// as it needs them.
+class HirBuilder {
+public:
+  HirBuilder(const core::Program &program, DiagnosticEngine &diags);
+  ~HirBuilder();
+  HirBuilder(const HirBuilder &) = delete;
+  HirBuilder &operator=(const HirBuilder &) = delete;
+
+  /// A module with a function for every definition, in the program's
+  /// order (a function's id is its definition's place), bodies still empty.
+  std::unique_ptr<hir::Module> makeModule();
+  /// Translates the definition `fn` (a function of makeModule's) stands
+  /// for into its body. False when it has unbound variables (reported).
+  /// `references`, if given, receives the functions it refers to.
+  bool translate(hir::Function &fn, hir::FunctionReferences *references = nullptr);
+  /// The functions each definition refers to, read from Core without
+  /// translating it: what translating every definition in order would
+  /// give. Returns how many Core terms the definitions hold.
+  size_t references(hir::FunctionReferences &out) const;
+
+private:
+  struct State;
+  std::unique_ptr<State> state;
+};
+
 /// The HVM2 number word of a Core number.
 uint32_t numbOf(core::Number n);
 

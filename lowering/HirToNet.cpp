@@ -389,14 +389,15 @@ struct NetLowering::State {
 };
 
 NetLowering::NetLowering(const Module &module, const NetOptions &options, net::Book &book,
-                         DiagnosticEngine &diags)
+                         DiagnosticEngine &diags, size_t expectedWires)
     : state(std::make_unique<State>(module, options, book, diags)) {
   // Programs come to about one tree per wire (a node, or the two leaves of
   // a variable for the two wires a dup makes of one): room for them at once
   // rather than growing (and copying) the trees as they come.
-  size_t wires = 0;
-  for (const Function &fn : module.functions)
-    wires += fn.wireCount();
+  size_t wires = expectedWires;
+  if (!wires)
+    for (const Function &fn : module.functions)
+      wires += fn.wireCount();
   book.trees.reserve(book.trees.size() + wires + wires / 4);
   book.defs.resize(book.defs.size() + module.functions.size());
   // Floating moves about half of a program into new functions.

@@ -36,8 +36,10 @@ bool lowerToNet(const hir::Module &module, const NetOptions &options, net::Book 
 /// to its end follow in the order they are handed over.
 class NetLowering {
 public:
+  /// `expectedWires`: about how many wires the module's functions will
+  /// have in all, when their bodies are not made yet (0: count them now).
   NetLowering(const hir::Module &module, const NetOptions &options, net::Book &book,
-              DiagnosticEngine &diags);
+              DiagnosticEngine &diags, size_t expectedWires = 0);
   ~NetLowering();
   NetLowering(const NetLowering &) = delete;
   NetLowering &operator=(const NetLowering &) = delete;

@@ -218,6 +218,94 @@ void redirectRefs(Module &module, const llvm::StringMap<MergedInto> &to) {
 
 } // namespace
 
+namespace {
+
+/// Follows what MainExpander::expandReturn would inline, without inlining:
+/// each function's return positions are looked at once, in its own body.
+class ExpansionFinder {
+public:
+  ExpansionFinder(Module &module, llvm::function_ref<void(Function &)> prepare)
+      : expands(module.functions.size(), false), module(module), prepare(prepare) {}
+
+  void from(Function &main) {
+    prepare(main);
+    returned(main.body, main.body.result);
+  }
+
+  std::vector<bool> expands; // by place in the module
+
+private:
+  void returned(Block &b, WireId w) {
+    Inst *i = producer(b, w);
+    if (!i)
+      return;
+    switch (i->kind) {
+    case InstKind::Ref: {
+      Function *target = module.target(*i);
+      if (!target)
+        return;
+      size_t k = size_t(target - module.functions.data());
+      if (expands[k])
+        return;
+      expands[k] = true;
+      prepare(*target);
+      returned(target->body, target->body.result);
+      return;
+    }
+    case InstKind::Sup:
+    case InstKind::Tup: {
+      WireId first = i->ins[0], second = i->ins[1];
+      returned(b, first);
+      returned(b, second);
+      return;
+    }
+    case InstKind::Lam: {
+      Block &body = *i->blocks[0];
+      returned(body, body.result);
+      return;
+    }
+    case InstKind::App: {
+      llvm::SmallVector<WireId, 4> args;
+      Inst *head = i;
+      while (head && head->kind == InstKind::App) {
+        args.push_back(head->ins[1]);
+        head = producer(b, head->ins[0]);
+      }
+      if (!head || head->kind != InstKind::Ref || !module.constructors.count(head->ref))
+        return;
+      for (WireId a : args)
+        returned(b, a); // a nullary constructor, which expandMain skips, inlines nothing
+      return;
+    }
+    default: return;
+    }
+  }
+
+  Inst *producer(Block &b, WireId w) {
+    auto [it, inserted] = producers.try_emplace(&b);
+    if (inserted)
+      for (Inst &i : b.insts)
+        for (WireId o : i.outs)
+          it->second[o] = &i;
+    auto found = it->second.find(w);
+    return found == it->second.end() ? nullptr : found->second;
+  }
+
+  Module &module;
+  llvm::function_ref<void(Function &)> prepare;
+  llvm::DenseMap<const Block *, llvm::DenseMap<WireId, Inst *>> producers;
+};
+
+} // namespace
+
+std::vector<bool> functionsMainExpands(Module &module, llvm::function_ref<void(Function &)> prepare) {
+  ExpansionFinder finder(module, prepare);
+  auto it = llvm::find_if(module.functions, [&](const Function &f) { return f.name == module.entry; });
+  if (it != module.functions.end())
+    finder.from(*it);
+  return std::move(finder.expands);
+}
+
 void expandMain(Module &module) {
   // One look by name: a scan costs less than the index find() would make.
   auto it = llvm::find_if(module.functions, [&](const Function &f) { return f.name == module.entry; });
@@ -274,7 +362,8 @@ void mergeDefinitions(Module &module) {
 }
 
 void pruneDefinitions(Module &module, bool keepUserDefinitions, const FunctionReferences *made) {
-  if (made && made->begin.size() != module.functions.size() + 1)
+  if (made && (made->begin.size() != module.functions.size() + 1 ||
+               made->otherBegin.size() != made->begin.size()))
     made = nullptr; // not of this module as it is
   // Functions by their place in the module; other names (definitions
   // written as nets) by name. References go by the function ids they hold;
@@ -332,9 +421,11 @@ void pruneDefinitions(Module &module, bool keepUserDefinitions, const FunctionRe
         reach(r);
     }
     size_t k = size_t(&fn - module.functions.data());
-    if (made && made->complete[k]) {
+    if (made) {
       for (uint32_t r = made->begin[k]; r < made->begin[k + 1]; ++r)
         reachAt(made->targets[r]);
+      for (uint32_t r = made->otherBegin[k]; r < made->otherBegin[k + 1]; ++r)
+        reach(made->others[r]);
       continue;
     }
     forEachInst(fn.body, [&](Inst &i) {

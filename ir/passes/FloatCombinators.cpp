@@ -349,7 +349,8 @@ private:
     if (!shared.seen.insert(name).second)
       return false;
     bool safe = false;
-    if (Function *f = module.target(ref)) {
+    Function *f = module.target(ref);
+    if (f) {
       if (f == &fn) {
         Inst *r = childProducer(f->body, f->body.result);
         safe = r && f->body.insts.size() == countTerm(f->body, *r) && termSafe(f->body, *r);
@@ -369,6 +370,8 @@ private:
     }
     shared.seen.erase(name);
     shared.functionSafe[name] = safe;
+    if (shared.listener && f)
+      shared.listener->judged(*f);
     return safe;
   }
 
@@ -631,7 +634,7 @@ void floatCombinators(Module &module, FloatListener *listener) {
     f.dropDead();
     if (listener) {
       listener->done(k);
-      for (const Function &g : mine)
+      for (Function &g : mine)
         listener->made(g);
     }
     for (Function &g : mine)

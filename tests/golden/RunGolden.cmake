@@ -6,6 +6,7 @@
 #   PROGRAM_ARGS: ...  arguments after the file name
 #   STDIN: <file>      the program's stdin (a file next to the input); else empty
 #   MERGE_OUTPUT       stdout and stderr in one stream, in the order written
+# -DVERIFY_PASSES=0 compiles without running the HIR verifier after each pass.
 # With -DSCRATCH=<dir> the program runs in a fresh folder under <dir> holding a
 # copy of the input, of <input>.files/* and of -DFFI_LIBRARY (if given), so it
 # may create and change files.
@@ -49,8 +50,11 @@ if(DEFINED SCRATCH)
     file(COPY ${FFI_LIBRARY} DESTINATION ${run_dir})
   endif()
 endif()
-# The HIR verifier runs after every pass of every golden compile.
-set(ENV{BENDC_VERIFY_PASSES} 1)
+# The HIR verifier runs after every pass of a golden compile, unless
+# -DVERIFY_PASSES=0 asks for the compile bendc does by default.
+if(NOT DEFINED VERIFY_PASSES OR VERIFY_PASSES)
+  set(ENV{BENDC_VERIFY_PASSES} 1)
+endif()
 # Paths in messages are relative to the test's folder, so expectations do not
 # depend on where the checkout lives.
 if(merge_line)

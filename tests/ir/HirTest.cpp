@@ -11,6 +11,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 using namespace bendc;
 using namespace bendc::hir;
 
@@ -365,7 +367,32 @@ TEST_CASE("prune given the references core to HIR found drops what it drops by l
     REQUIRE(looked);
     REQUIRE(refs.begin.size() == given->functions.size() + 1);
     size_t used = size_t(given->find("used") - given->functions.data());
-    CHECK_FALSE(refs.complete[used]); // it names `net`
+    REQUIRE(refs.otherBegin.size() == refs.begin.size());
+    CHECK(refs.otherBegin[used + 1] - refs.otherBegin[used] == 1); // it names `net`
+    CHECK(refs.others[refs.otherBegin[used]] == "net");
+    // Read from Core without translating, the references are the same, and
+    // pruning a module whose bodies are not made yet keeps the same functions.
+    lowering::HirBuilder builder(*front->result.program, *front->diags);
+    std::unique_ptr<Module> shells = builder.makeModule();
+    FunctionReferences fromCore;
+    CHECK(builder.references(fromCore) > 0);
+    // The same per function, in another order.
+    CHECK(fromCore.begin == refs.begin);
+    CHECK(fromCore.otherBegin == refs.otherBegin);
+    for (size_t k = 0; k + 1 < refs.begin.size(); ++k) {
+      auto sorted = [](auto from, auto to) {
+        std::vector<std::decay_t<decltype(*from)>> v(from, to);
+        std::sort(v.begin(), v.end());
+        return v;
+      };
+      CHECK(sorted(fromCore.targets.begin() + refs.begin[k], fromCore.targets.begin() + refs.begin[k + 1]) ==
+            sorted(refs.targets.begin() + refs.begin[k], refs.targets.begin() + refs.begin[k + 1]));
+      CHECK(sorted(fromCore.others.begin() + refs.otherBegin[k],
+                   fromCore.others.begin() + refs.otherBegin[k + 1]) ==
+            sorted(refs.others.begin() + refs.otherBegin[k], refs.others.begin() + refs.otherBegin[k + 1]));
+    }
+    shells->netReferences["net"] = {};
+    pruneDefinitions(*shells, keepUserDefinitions, &fromCore);
     // What the compile learns from reading `net`: it refers to nothing.
     given->netReferences["net"] = {};
     looked->netReferences["net"] = {};
@@ -382,6 +409,9 @@ TEST_CASE("prune given the references core to HIR found drops what it drops by l
     CHECK(given->find("List/length") != nullptr);
     CHECK((given->find("unused") != nullptr) == keepUserDefinitions);
     CHECK(given->netReferences.count("net") == 1); // reached through `used`
+    REQUIRE(shells->functions.size() == given->functions.size());
+    for (size_t k = 0; k < given->functions.size(); ++k)
+      CHECK(shells->functions[k].name == given->functions[k].name);
   }
 }
 
@@ -604,6 +634,68 @@ main = (sum (Tree/Node (Tree/Leaf (pick 2 3 4)) (Tree/Leaf (twice λy y 5))))
   }
 }
 
+TEST_CASE("functions main expands: what main returns, through what those return") {
+  Compiled c = toHir("type P = (Mk a b)\n"
+                     "inner = λx x\nouter = (inner, 1)\nctr = (P/Mk outer 2)\n"
+                     "called = λx x\nunder = (called 1)\nnot = 3\n"
+                     "main = (ctr, under, λy (y not))");
+  linearize(*c.hir);
+  std::vector<std::string> prepared;
+  std::vector<bool> expands = functionsMainExpands(
+      *c.hir, [&](Function &fn) { prepared.push_back(fn.name.str()); });
+  auto expanded = [&](const char *name) {
+    Function *fn = c.hir->find(name);
+    REQUIRE(fn);
+    return bool(expands[size_t(fn - c.hir->functions.data())]);
+  };
+  CHECK(expanded("ctr"));
+  CHECK(expanded("outer"));  // an argument of a returned constructor
+  CHECK(expanded("inner"));  // an element of a returned tuple
+  CHECK(expanded("under"));
+  CHECK_FALSE(expanded("called")); // applied, not returned
+  CHECK_FALSE(expanded("not"));    // an argument of an application in a λ
+  CHECK_FALSE(expanded("main"));
+  REQUIRE(!prepared.empty());
+  CHECK(prepared.front() == "main");
+  CHECK(prepared.size() == 5); // main and the four it expands, once each
+  // What expandMain then inlines is what was found.
+  expandMain(*c.hir);
+  Function &main = *c.hir->find("main");
+  forEachInst(main.body, [&](Inst &i) {
+    if (i.kind == InstKind::Ref)
+      CHECK_MESSAGE(!expanded(std::string(i.ref).c_str()), i.ref.str());
+  });
+}
+
+TEST_CASE("compiling lets go of the instructions of functions nothing will look into again") {
+  const char *source = R"(
+helper = λx (+ x 1)
+judgedLater = λy y
+user = λx (x (judgedLater (List/length [1])))
+pair = (helper, 2)
+main = (pair, (user helper))
+)";
+  for (bool keepFunctions : {false, true}) {
+    CAPTURE(keepFunctions);
+    auto front = test::runOn(source);
+    REQUIRE_MESSAGE(front->result.program, front->text());
+    lowering::CompileOptions options;
+    options.keepFunctions = keepFunctions;
+    lowering::CompileResult r = lowering::compileToBook(*front->result.program, options, *front->diags);
+    REQUIRE(r.book);
+    auto kept = [&](const char *name) {
+      Function *fn = r.hir->find(name);
+      REQUIRE(fn);
+      return !fn->body.insts.empty() && fn->wireCount() > 0;
+    };
+    CHECK(kept("main"));
+    CHECK(kept("pair")); // main returns it: expanding main inlines it
+    CHECK(kept("user") == keepFunctions);
+    CHECK(kept("judgedLater") == keepFunctions);
+    CHECK(kept("List/length") == keepFunctions); // a builtin only `user` refers to
+  }
+}
+
 TEST_CASE("linearizing functions one at a time, in any order, gives the module linearized at once") {
   const char *source = "type L = (C h t) | N\n"
                        "f = λx λy switch x { 0: (y y); _: λp (+ p (g y)) }\n"
@@ -636,11 +728,13 @@ TEST_CASE("linearizing, floating and lowering function by function gives the boo
   const char *source = R"(
 early = λx (x (late 1))
 late = λy (1, 2)
+first = λy y
+second = λx (x (first 1))
 type Tr = (Node l r) | (Leaf v)
 sum = λt match t { Tr/Node: (+ (sum t.l) (sum t.r)); Tr/Leaf: t.v }
 gen = λd switch d { 0: (Tr/Leaf 1); _: (Tr/Node (gen d-1) (gen d-1)) }
 pair = ((sum (gen 3)), [1, 2, 3])
-main = (pair, λx (x (sum (gen 2))), (early 3))
+main = (pair, λx (x (sum (gen 2))), (early 3), (second 4))
 )";
   auto bookText = [&](bool verifyEachPass) {
     auto front = test::runOn(source);

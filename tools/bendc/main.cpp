@@ -268,8 +268,8 @@ void prepareHeap(size_t bytes) {
 // of the frontend and lowering); after the frontend, 8 times the Core
 // program (lowering alone), for programs whose Core outgrows their syntax
 // (a long string literal).
-constexpr size_t kBytesPerSyntaxByte = 14;
-constexpr size_t kBytesPerCoreByte = 8;
+constexpr size_t kBytesPerSyntaxByte = 6;
+constexpr size_t kBytesPerCoreByte = 3;
 #endif
 
 // The .bend entry: source to Core, Core to nets, then run or write them.
@@ -289,6 +289,7 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
 #endif
   if (getenv("BENDC_VERIFY_PASSES"))
     compileOpts.verifyEachPass = true;
+  compileOpts.keepFunctions = emitStage == "hir";
   frontend::FrontendOptions opts = frontendOptionsFromCommandLine(emitStage);
   opts.mainArgs.assign(programArgs.begin(), programArgs.end());
   // As `bend run` does, running shows no compile warnings unless asked for.
