@@ -194,46 +194,6 @@ void printProgram(llvm::raw_ostream &os, const Program &program, bool withBuilti
       os << "hvm " << h.name << ":\n" << h.text << '\n';
 }
 
-void forEachTerm(const Term *root, llvm::function_ref<void(const Term *)> fn) {
-  llvm::SmallVector<const Term *, 64> stack{root};
-  while (!stack.empty()) {
-    const Term *t = stack.pop_back_val();
-    fn(t);
-    using llvm::cast;
-    switch (t->kind) {
-    case TermKind::Lam: stack.push_back(cast<LamTerm>(t)->body); break;
-    case TermKind::App:
-      stack.push_back(cast<AppTerm>(t)->fun);
-      stack.push_back(cast<AppTerm>(t)->arg);
-      break;
-    case TermKind::Let:
-      stack.push_back(cast<LetTerm>(t)->value);
-      stack.push_back(cast<LetTerm>(t)->body);
-      break;
-    case TermKind::LetTup:
-    case TermKind::Dup:
-      stack.push_back(cast<LetPairTerm>(t)->value);
-      stack.push_back(cast<LetPairTerm>(t)->body);
-      break;
-    case TermKind::Sup:
-    case TermKind::Tup:
-      stack.push_back(cast<PairTerm>(t)->first);
-      stack.push_back(cast<PairTerm>(t)->second);
-      break;
-    case TermKind::Opr:
-      stack.push_back(cast<OprTerm>(t)->lhs);
-      stack.push_back(cast<OprTerm>(t)->rhs);
-      break;
-    case TermKind::Swi:
-      stack.push_back(cast<SwiTerm>(t)->arg);
-      stack.push_back(cast<SwiTerm>(t)->zero);
-      stack.push_back(cast<SwiTerm>(t)->succ);
-      break;
-    default: break;
-    }
-  }
-}
-
 void collectRefs(const Term *root, llvm::SmallVectorImpl<llvm::StringRef> &out) {
   forEachTerm(root, [&](const Term *t) {
     if (auto *ref = llvm::dyn_cast<RefTerm>(t))

@@ -239,8 +239,46 @@ bool decodeMatch(AdtEncoding encoding, const AppTerm *app, const MatchShape &sha
                  DecodedMatch &out);
 
 /// Calls `fn` on `term` and every term inside it (through an explicit
-/// stack: terms can be deeper than the call stack).
-void forEachTerm(const Term *term, llvm::function_ref<void(const Term *)> fn);
+/// stack: terms can be deeper than the call stack). A template, so that
+/// `fn` is inlined: whole-program walks call it for every term.
+template <typename Fn> void forEachTerm(const Term *root, Fn &&fn) {
+  llvm::SmallVector<const Term *, 64> stack{root};
+  while (!stack.empty()) {
+    const Term *t = stack.pop_back_val();
+    fn(t);
+    switch (t->kind) {
+    case TermKind::Lam: stack.push_back(static_cast<const LamTerm *>(t)->body); break;
+    case TermKind::App:
+      stack.push_back(static_cast<const AppTerm *>(t)->fun);
+      stack.push_back(static_cast<const AppTerm *>(t)->arg);
+      break;
+    case TermKind::Let:
+      stack.push_back(static_cast<const LetTerm *>(t)->value);
+      stack.push_back(static_cast<const LetTerm *>(t)->body);
+      break;
+    case TermKind::LetTup:
+    case TermKind::Dup:
+      stack.push_back(static_cast<const LetPairTerm *>(t)->value);
+      stack.push_back(static_cast<const LetPairTerm *>(t)->body);
+      break;
+    case TermKind::Sup:
+    case TermKind::Tup:
+      stack.push_back(static_cast<const PairTerm *>(t)->first);
+      stack.push_back(static_cast<const PairTerm *>(t)->second);
+      break;
+    case TermKind::Opr:
+      stack.push_back(static_cast<const OprTerm *>(t)->lhs);
+      stack.push_back(static_cast<const OprTerm *>(t)->rhs);
+      break;
+    case TermKind::Swi:
+      stack.push_back(static_cast<const SwiTerm *>(t)->arg);
+      stack.push_back(static_cast<const SwiTerm *>(t)->zero);
+      stack.push_back(static_cast<const SwiTerm *>(t)->succ);
+      break;
+    default: break;
+    }
+  }
+}
 
 /// Appends the definitions `term` refers to, once per occurrence.
 void collectRefs(const Term *term, llvm::SmallVectorImpl<llvm::StringRef> &out);

@@ -101,12 +101,13 @@ void mergeDefinitions(Module &module);
 
 /// The functions expandMain may inline (by place in the module): those the
 /// entry point returns, through the return positions of what they return,
-/// as the module shows them before floating (floating moves returned terms
-/// into new functions, which expandMain then inlines, but brings in no
-/// other function). `prepare` is called on each function, the entry point
-/// first, before its body is read. What floating makes of these functions
-/// is inlined too, as is any function whose name marks it as floated
-/// (`__C`); the caller keeps those.
+/// and those named as floated ones (`__C`) that the entry point or any of
+/// these refers to, through what they refer to; as the module shows them
+/// before floating (floating moves returned terms into new functions, which
+/// expandMain then inlines, but brings in no other function). `prepare` is
+/// called on each function, the entry point first, before its body is read.
+/// What floating makes of these functions is inlined too; the caller keeps
+/// those.
 std::vector<bool> functionsMainExpands(Module &module, llvm::function_ref<void(Function &)> prepare);
 
 /// Prune: drop the functions the entry point does not reach. With

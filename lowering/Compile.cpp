@@ -128,10 +128,10 @@ void addNetDefinitions(const net::Book &nets, const hir::Module &module, net::Bo
 /// main returns and what was floated out of that (see functionsMainExpands).
 class FunctionByFunction : public hir::FloatListener {
 public:
-  FunctionByFunction(hir::Module &module, HirBuilder &builder,
+  FunctionByFunction(const core::Program &program, hir::Module &module, HirBuilder &builder,
                      hir::FunctionLinearizer &linearizer, NetLowering &lowering)
-      : module(module), builder(builder), linearizer(linearizer), lowering(lowering),
-        translated(module.functions.size(), false) {}
+      : program(program), module(module), builder(builder), linearizer(linearizer),
+        lowering(lowering), translated(module.functions.size(), false) {}
 
   /// Decides what stays: `references` gives the functions each definition
   /// refers to, by function id, as the module was made (before pruning);
@@ -154,15 +154,18 @@ public:
     std::vector<uint32_t> placeOfId(maxId, hir::NoFunction);
     for (size_t k = 0; k < n; ++k)
       placeOfId[module.functions[k].id] = uint32_t(k);
+    // Constructors are safe by their name: nothing judges them by looking.
+    for (const core::AdtInfo &adt : program.adts)
+      for (const core::AdtInfo::Ctr &ctr : adt.ctrs)
+        if (uint32_t id = builder.functionId(ctr.name); id < maxId && placeOfId[id] != hir::NoFunction)
+          judgedFlag[placeOfId[id]] = true;
     // Edges by place, in both directions, each counted once per reference.
     referentsBegin.assign(1, 0);
     referents.clear();
     for (size_t k = 0; k < n; ++k) {
       const hir::Function &fn = module.functions[k];
       bool entry = fn.name == module.entry;
-      keep[k] = entry || expands[k] || fn.name.contains("__C");
-      // Constructors are safe by their name: nothing judges them by looking.
-      judgedFlag[k] = module.constructors.count(fn.name) > 0;
+      keep[k] = entry || expands[k];
       // The entry point is never floated nor judged: what it refers to is
       // looked into only by others.
       if (!entry && fn.id + 1 < references.begin.size())
@@ -248,6 +251,7 @@ private:
     std::vector<uint32_t>().swap(fn.bindRank);
   }
 
+  const core::Program &program;
   hir::Module &module;
   HirBuilder &builder;
   hir::FunctionLinearizer &linearizer;
@@ -323,7 +327,7 @@ public:
       hir::FunctionLinearizer linearizer(m, options.linearizeMatches);
       // A linearized function has about one wire per Core term.
       NetLowering lowering(m, netOptions, result.net, diags, coreTerms);
-      FunctionByFunction stages(m, builder, linearizer, lowering);
+      FunctionByFunction stages(program, m, builder, linearizer, lowering);
       {
         PhaseTimer timer("by-function",
                          "Core to HIR, linearize, float-combinators and HIR to nets, by function");

@@ -448,6 +448,11 @@ size_t HirBuilder::references(FunctionReferences &out) const {
   return terms;
 }
 
+uint32_t HirBuilder::functionId(llvm::StringRef name) const {
+  auto it = state->scratch.idOfName.find(name.data());
+  return it == state->scratch.idOfName.end() ? NoFunction : it->second;
+}
+
 std::unique_ptr<Module> coreToHir(const core::Program &program, DiagnosticEngine &diags,
                                   FunctionReferences *references) {
   HirBuilder builder(program, diags);

@@ -39,6 +39,9 @@ public:
   /// translating it: what translating every definition in order would
   /// give. Returns how many Core terms the definitions hold.
   size_t references(hir::FunctionReferences &out) const;
+  /// The id of the function for the definition named `name` (a name the
+  /// program saved), or hir::NoFunction.
+  uint32_t functionId(llvm::StringRef name) const;
 
 private:
   struct State;

@@ -230,6 +230,29 @@ public:
   void from(Function &main) {
     prepare(main);
     returned(main.body, main.body.result);
+    // expandFloated then inlines, in main and in what came into it, the
+    // references to functions named as floated ones: of the module's
+    // functions, those named so by the program.
+    llvm::SmallVector<Function *, 8> work{&main};
+    for (size_t k = 0; k < expands.size(); ++k)
+      if (expands[k])
+        work.push_back(&module.functions[k]);
+    while (!work.empty()) {
+      Function *fn = work.pop_back_val();
+      forEachInst(fn->body, [&](Inst &i) {
+        if (i.kind != InstKind::Ref || !i.ref.contains("__C"))
+          return;
+        Function *target = module.target(i);
+        if (!target)
+          return;
+        size_t k = size_t(target - module.functions.data());
+        if (expands[k])
+          return;
+        expands[k] = true;
+        prepare(*target);
+        work.push_back(target);
+      });
+    }
   }
 
   std::vector<bool> expands; // by place in the module
@@ -424,8 +447,11 @@ void pruneDefinitions(Module &module, bool keepUserDefinitions, const FunctionRe
     if (made) {
       for (uint32_t r = made->begin[k]; r < made->begin[k + 1]; ++r)
         reachAt(made->targets[r]);
+      // Names that are no function's (no definition's) are net definitions:
+      // no need to look among the functions' names for them.
       for (uint32_t r = made->otherBegin[k]; r < made->otherBegin[k + 1]; ++r)
-        reach(made->others[r]);
+        if (reachedOther.insert(made->others[r]).second)
+          nets.push_back(made->others[r]);
       continue;
     }
     forEachInst(fn.body, [&](Inst &i) {

@@ -638,7 +638,20 @@ TEST_CASE("functions main expands: what main returns, through what those return"
   Compiled c = toHir("type P = (Mk a b)\n"
                      "inner = λx x\nouter = (inner, 1)\nctr = (P/Mk outer 2)\n"
                      "called = λx x\nunder = (called 1)\nnot = 3\n"
-                     "main = (ctr, under, λy (y not))");
+                     "named = λx (x inNamed)\ninNamed = 4\nalso = 5\n"
+                     "main = (ctr, under, λy (y not), (called named also))");
+  // Programs cannot name functions as floated ones (`__`); a module can.
+  for (const char *name : {"named", "also"}) {
+    llvm::StringRef renamed = c.hir->save(std::string(name) == "named" ? "named__C1" : "also__C2");
+    for (Function &fn : c.hir->functions) {
+      if (fn.name == name)
+        fn.name = renamed;
+      forEachInst(fn.body, [&](Inst &i) {
+        if (i.kind == InstKind::Ref && i.ref == name)
+          i.ref = renamed;
+      });
+    }
+  }
   linearize(*c.hir);
   std::vector<std::string> prepared;
   std::vector<bool> expands = functionsMainExpands(
@@ -655,9 +668,13 @@ TEST_CASE("functions main expands: what main returns, through what those return"
   CHECK_FALSE(expanded("called")); // applied, not returned
   CHECK_FALSE(expanded("not"));    // an argument of an application in a λ
   CHECK_FALSE(expanded("main"));
+  // Named as floated ones: inlined wherever they are in main.
+  CHECK(expanded("named__C1"));
+  CHECK(expanded("also__C2"));
+  CHECK_FALSE(expanded("inNamed"));
   REQUIRE(!prepared.empty());
   CHECK(prepared.front() == "main");
-  CHECK(prepared.size() == 5); // main and the four it expands, once each
+  CHECK(prepared.size() == 7); // main and the six it expands, once each
   // What expandMain then inlines is what was found.
   expandMain(*c.hir);
   Function &main = *c.hir->find("main");
