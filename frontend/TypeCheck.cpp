@@ -12,11 +12,13 @@
 #include "llvm/ADT/SCCIterator.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Allocator.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <deque>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 namespace bendc::frontend {
 namespace {
@@ -37,7 +39,7 @@ struct Ty {
   unsigned level = 0;
   Ty *link = nullptr;
   StringRef name; // Ctr
-  llvm::SmallVector<Ty *, 2> args;
+  llvm::ArrayRef<Ty *> args; // in the checker's arena, as the type is
 };
 constexpr unsigned kGeneric = ~0u;
 
@@ -90,11 +92,14 @@ public:
 private:
   // ---- types ----------------------------------------------------------------
   Ty *make(TK kind, llvm::ArrayRef<Ty *> args = {}, StringRef name = {}) {
-    store.emplace_back();
-    Ty *t = &store.back();
+    Ty *t = new (store.Allocate<Ty>()) Ty();
     t->kind = kind;
     t->name = name;
-    t->args.assign(args.begin(), args.end());
+    if (!args.empty()) {
+      Ty **copy = store.Allocate<Ty *>(args.size());
+      std::copy(args.begin(), args.end(), copy);
+      t->args = llvm::ArrayRef<Ty *>(copy, args.size());
+    }
     return t;
   }
   Ty *fresh() {
@@ -200,7 +205,10 @@ private:
   // the group is done, when the types are as precise as they will be.
   llvm::DenseMap<const char *, Ty *> useTypes;
 
-  std::deque<Ty> store;
+  // Types are made by the million and never freed one by one: an arena
+  // (a Ty has nothing to destroy) lets them all go at once.
+  llvm::BumpPtrAllocator store;
+  static_assert(std::is_trivially_destructible_v<Ty>);
   unsigned level = 0;
   Mismatch mismatch;
   llvm::StringMap<Ty *> schemes;          // finished definitions and constructors
