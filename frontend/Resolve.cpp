@@ -443,8 +443,10 @@ void applyArguments(Desugarer &desugarer, Book &book, const FileScope &mainFile,
   desugarer.applyArguments(def, args);
 }
 
+/// `refs` receives what each definition refers to, when the checks get
+/// that far.
 void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
-                  DiagnosticEngine &diags, bool requireMain) {
+                  DiagnosticEngine &diags, bool requireMain, core::ProgramRefs &refs) {
   llvm::StringRef entry = entryName(book, mainFile);
   if (entry.empty()) {
     if (requireMain)
@@ -481,25 +483,22 @@ void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
     return;
   }
   prog.entry = prog.save(entry);
-  // One walk per definition gives both checks what they need: the names
-  // each refers to, one stretch of `refs` per definition.
-  llvm::SmallVector<llvm::StringRef, 0> refs;
-  std::vector<size_t> refsBegin;
-  refsBegin.reserve(prog.defs.size() + 1);
+  // One walk per definition gives both checks (and type checking) what they
+  // need: the names each refers to.
+  refs = core::ProgramRefs();
+  refs.begin.reserve(prog.defs.size() + 1);
   for (const core::Definition &d : prog.defs) {
-    refsBegin.push_back(refs.size());
-    core::collectRefs(d.body, refs);
-    if (std::find(refs.begin() + long(refsBegin.back()), refs.end(), entry) != refs.end()) {
+    refs.add(d.body);
+    if (llvm::is_contained(refs.of(refs.begin.size() - 2), entry)) {
       diags.report(DiagKind::MainReferenced, d.loc,
                    "'" + entry.str() + "' cannot be referenced inside the program (in '" +
                        d.name.str() + "')");
       return;
     }
   }
-  refsBegin.push_back(refs.size());
 #ifndef NDEBUG
   // Later phases key maps by a name's pointer: Core saves each name once.
-  for (llvm::StringRef r : refs)
+  for (llvm::StringRef r : refs.names)
     assert(prog.save(r).data() == r.data() && "a reference's name is not saved in the program");
   for (const core::Definition &d : prog.defs)
     assert(prog.save(d.name).data() == d.name.data() && "a definition's name is not saved");
@@ -519,8 +518,8 @@ void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
   reach(prog.entry);
   while (!work.empty()) {
     unsigned k = work.pop_back_val();
-    for (size_t r = refsBegin[k]; r < refsBegin[k + 1]; ++r)
-      reach(refs[r]);
+    for (llvm::StringRef r : refs.of(k))
+      reach(r);
   }
   for (const std::string &name : book.defOrder) {
     const DefData &d = book.defs[name];
@@ -568,14 +567,16 @@ std::unique_ptr<core::Program> buildProgram(llvm::SourceMgr &sm, unsigned mainBu
     if (!args.empty())
       applyArguments(desugarer, book, *mainFile, args, diags);
   }
+  core::ProgramRefs refs;
   if (!diags.hasErrors()) {
     PhaseTimer timer("check-program", "Checking references and main");
-    checkProgram(*prog, book, *mainFile, diags, opts.requireMain);
+    checkProgram(*prog, book, *mainFile, diags, opts.requireMain, refs);
   }
   TypeInfo types;
   if (!diags.hasErrors() && opts.typeCheck) {
     PhaseTimer timer("type-check", "Type checking");
-    typeCheck(*prog, book, desugarer.typingFacts(), diags, index ? &types : nullptr);
+    typeCheck(*prog, book, desugarer.typingFacts(), diags, index ? &types : nullptr,
+              refs.covers(*prog) ? &refs : nullptr);
   }
   if (index) {
     std::vector<const FileScope *> files;

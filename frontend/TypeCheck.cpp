@@ -77,8 +77,8 @@ struct Mismatch {
 class Checker {
 public:
   Checker(const core::Program &prog, const Book &book, const TypingFacts &facts,
-          DiagnosticEngine &diags, TypeInfo *info)
-      : prog(prog), book(book), facts(facts), diags(diags), info(info) {}
+          DiagnosticEngine &diags, TypeInfo *info, const core::ProgramRefs *refs)
+      : prog(prog), book(book), facts(facts), diags(diags), info(info), refs(refs) {}
 
   void run();
   /// Every scheme known, as text, into `info`.
@@ -201,6 +201,7 @@ private:
   const TypingFacts &facts;
   DiagnosticEngine &diags;
   TypeInfo *info;
+  const core::ProgramRefs *refs; // null: walk the definitions
   // The type of each variable use of the group being inferred; shown once
   // the group is done, when the types are as precise as they will be.
   llvm::DenseMap<const char *, Ty *> useTypes;
@@ -828,6 +829,7 @@ void Checker::run() {
     schemes[h.name] = f != facts.defs.end() ? schemeOf(f->second.sig, f->second.file) : prim(TK::Any);
   }
   llvm::DenseMap<const char *, unsigned> index; // by the name's pointer in Core
+  std::vector<uint32_t> place;                  // of each checked definition in `defs`
   for (const core::Definition &d : prog.defs) {
     auto f = facts.defs.find(d.name.data());
     if (f == facts.defs.end() || book.ctrs.count(d.name))
@@ -838,6 +840,7 @@ void Checker::run() {
       continue;
     }
     index[d.name.data()] = unsigned(checked.size());
+    place.push_back(uint32_t(&d - prog.defs.data()));
     checked.push_back(CheckedDef{&d, &f->second});
   }
   if (checked.empty())
@@ -850,10 +853,15 @@ void Checker::run() {
     graph.nodes.back().def = int(i);
     graph.root.succs.push_back(&graph.nodes.back());
   }
+  llvm::SmallVector<StringRef, 16> found;
   for (size_t i = 0; i < checked.size(); ++i) {
-    llvm::SmallVector<StringRef, 16> refs;
-    core::collectRefs(checked[i].def->body, refs);
-    for (StringRef r : refs)
+    llvm::ArrayRef<StringRef> names = refs ? refs->of(place[i]) : llvm::ArrayRef<StringRef>();
+    if (!refs) {
+      found.clear();
+      core::collectRefs(checked[i].def->body, found);
+      names = found;
+    }
+    for (StringRef r : names)
       if (auto it = index.find(r.data()); it != index.end())
         graph.nodes[i].succs.push_back(&graph.nodes[it->second]);
   }
@@ -998,8 +1006,8 @@ bool Checker::isPlainAdt(StringRef name) {
 }
 
 void typeCheck(core::Program &prog, const Book &book, const TypingFacts &facts,
-               DiagnosticEngine &diags, TypeInfo *info) {
-  Checker checker(prog, book, facts, diags, info);
+               DiagnosticEngine &diags, TypeInfo *info, const core::ProgramRefs *refs) {
+  Checker checker(prog, book, facts, diags, info, refs);
   checker.run();
   if (info)
     checker.exportSchemes();

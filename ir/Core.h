@@ -283,6 +283,24 @@ template <typename Fn> void forEachTerm(const Term *root, Fn &&fn) {
 /// Appends the definitions `term` refers to, once per occurrence.
 void collectRefs(const Term *term, llvm::SmallVectorImpl<llvm::StringRef> &out);
 
+/// The names each definition of a program refers to, once per occurrence:
+/// those of `defs[k]` are `names[begin[k] .. begin[k + 1])`. Valid for the
+/// program as it was when collected.
+struct ProgramRefs {
+  std::vector<uint32_t> begin{0};
+  llvm::SmallVector<llvm::StringRef, 0> names;
+
+  bool covers(const Program &program) const { return begin.size() == program.defs.size() + 1; }
+  llvm::ArrayRef<llvm::StringRef> of(size_t k) const {
+    return llvm::ArrayRef<llvm::StringRef>(names).slice(begin[k], begin[k + 1] - begin[k]);
+  }
+  /// Appends the names the next definition's body refers to.
+  void add(const Term *body) {
+    collectRefs(body, names);
+    begin.push_back(uint32_t(names.size()));
+  }
+};
+
 /// Bend-like text: `name = term` per definition, one per line.
 void printTerm(llvm::raw_ostream &os, const Term *term);
 void printProgram(llvm::raw_ostream &os, const Program &program, bool withBuiltins = false);
