@@ -777,6 +777,18 @@ SharingStats recoverSharing(Program &program) {
     Definition &d = program.defs[id];
     if (d.builtin)
       continue;
+    // Two occurrences of a shared term hold two calls: a definition with
+    // fewer has nothing to share (most have none or one), and costs one
+    // walk instead of a name for every subterm.
+    unsigned calls = 0;
+    forEachTerm(d.body, [&](const Term *t) {
+      if (auto *app = dyn_cast<AppTerm>(t); app && app->fun->kind != TermKind::App) {
+        auto *head = dyn_cast<RefTerm>(app->fun);
+        calls += !head || !numbers.isConstructor(head->name);
+      }
+    });
+    if (calls < 2)
+      continue;
     sharing.start(&d.body, uint32_t(id));
     // Each rewrite can reveal another (a shared term inside a shared term).
     for (unsigned round = 0; round < 1000 && sharing.shareOne(); ++round)
