@@ -240,17 +240,9 @@ public:
     while (!work.empty()) {
       Function *fn = work.pop_back_val();
       forEachInst(fn->body, [&](Inst &i) {
-        if (i.kind != InstKind::Ref || !i.ref.contains("__C"))
-          return;
-        Function *target = module.target(i);
-        if (!target)
-          return;
-        size_t k = size_t(target - module.functions.data());
-        if (expands[k])
-          return;
-        expands[k] = true;
-        prepare(*target);
-        work.push_back(target);
+        if (i.kind == InstKind::Ref && i.ref.contains("__C"))
+          if (Function *target = reach(i))
+            work.push_back(target);
       });
     }
   }
@@ -258,23 +250,28 @@ public:
   std::vector<bool> expands; // by place in the module
 
 private:
+  /// The function `ref` names, prepared, if it is one not reached before.
+  Function *reach(const Inst &ref) {
+    Function *target = module.target(ref);
+    if (!target)
+      return nullptr;
+    size_t k = size_t(target - module.functions.data());
+    if (expands[k])
+      return nullptr;
+    expands[k] = true;
+    prepare(*target);
+    return target;
+  }
+
   void returned(Block &b, WireId w) {
     Inst *i = producer(b, w);
     if (!i)
       return;
     switch (i->kind) {
-    case InstKind::Ref: {
-      Function *target = module.target(*i);
-      if (!target)
-        return;
-      size_t k = size_t(target - module.functions.data());
-      if (expands[k])
-        return;
-      expands[k] = true;
-      prepare(*target);
-      returned(target->body, target->body.result);
+    case InstKind::Ref:
+      if (Function *target = reach(*i))
+        returned(target->body, target->body.result);
       return;
-    }
     case InstKind::Sup:
     case InstKind::Tup: {
       WireId first = i->ins[0], second = i->ins[1];

@@ -58,6 +58,14 @@ void linearize(Module &m, MatchLinearization level = MatchLinearization::Enabled
   requireValid(m);
 }
 
+/// `--emit=hir`'s text of the module.
+std::string moduleText(const Module &m, bool withBuiltins = false) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printModule(os, m, withBuiltins);
+  return text;
+}
+
 unsigned countKind(Function &fn, InstKind kind) {
   unsigned n = 0;
   forEachInst(fn.body, [&](Inst &i) { n += i.kind == kind; });
@@ -400,11 +408,7 @@ TEST_CASE("prune given the references core to HIR found drops what it drops by l
     pruneDefinitions(*given, keepUserDefinitions, &refs);
     pruneDefinitions(*looked, keepUserDefinitions);
     requireValid(*given);
-    std::string a, b;
-    llvm::raw_string_ostream as(a), bs(b);
-    printModule(as, *given, /*withBuiltins=*/true);
-    printModule(bs, *looked, /*withBuiltins=*/true);
-    CHECK(a == b);
+    CHECK(moduleText(*given, /*withBuiltins=*/true) == moduleText(*looked, /*withBuiltins=*/true));
     CHECK(given->functions.size() < before);
     CHECK(given->find("List/length") != nullptr);
     CHECK((given->find("unused") != nullptr) == keepUserDefinitions);
@@ -622,11 +626,8 @@ main = (sum (Tree/Node (Tree/Leaf (pick 2 3 4)) (Tree/Leaf (twice λy y 5))))
     linearize(*one.hir, level);
     linearizeEachFunction(*each.hir, level);
     requireValid(*each.hir);
-    std::string a, b;
-    llvm::raw_string_ostream as(a), bs(b);
-    printModule(as, *one.hir);
-    printModule(bs, *each.hir);
-    CHECK(as.str() == bs.str());
+    std::string a = moduleText(*one.hir);
+    CHECK(a == moduleText(*each.hir));
     CHECK(a.find("switch") != std::string::npos);
     CHECK(a.find("dup") != std::string::npos);
     CHECK(each.hir->invariants.linear);
@@ -728,11 +729,8 @@ TEST_CASE("linearizing functions one at a time, in any order, gives the module l
   CHECK(some.hir->invariants.linear);
   CHECK(some.hir->invariants.matchesLinearized);
   requireValid(*some.hir);
-  std::string a, b;
-  llvm::raw_string_ostream as(a), bs(b);
-  printModule(as, *whole.hir);
-  printModule(bs, *some.hir);
-  CHECK(as.str() == bs.str());
+  std::string a = moduleText(*whole.hir);
+  CHECK(a == moduleText(*some.hir));
   CHECK(a.find("dup") != std::string::npos);
 }
 
