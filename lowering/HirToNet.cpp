@@ -400,8 +400,9 @@ NetLowering::NetLowering(const Module &module, const NetOptions &options, net::B
       wires += fn.wireCount();
   book.trees.reserve(book.trees.size() + wires + wires / 4);
   book.defs.resize(book.defs.size() + module.functions.size());
-  // Floating moves about half of a program into new functions.
-  state->laterTrees.reserve(wires / 2);
+  // Floating moves about 40% of a program into new functions: their trees
+  // come to some 60% of the others.
+  state->laterTrees.reserve(wires * 2 / 3);
 }
 
 NetLowering::~NetLowering() = default;
