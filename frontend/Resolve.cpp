@@ -443,10 +443,9 @@ void applyArguments(Desugarer &desugarer, Book &book, const FileScope &mainFile,
   desugarer.applyArguments(def, args);
 }
 
-/// `refs` receives what each definition refers to, when the checks get
-/// that far.
+/// Fills `prog.refs` when the checks get that far.
 void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
-                  DiagnosticEngine &diags, bool requireMain, core::ProgramRefs &refs) {
+                  DiagnosticEngine &diags, bool requireMain) {
   llvm::StringRef entry = entryName(book, mainFile);
   if (entry.empty()) {
     if (requireMain)
@@ -485,6 +484,7 @@ void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
   prog.entry = prog.save(entry);
   // One walk per definition gives both checks (and type checking) what they
   // need: the names each refers to.
+  core::ProgramRefs &refs = prog.refs;
   refs = core::ProgramRefs();
   refs.begin.reserve(prog.defs.size() + 1);
   for (const core::Definition &d : prog.defs) {
@@ -567,16 +567,14 @@ std::unique_ptr<core::Program> buildProgram(llvm::SourceMgr &sm, unsigned mainBu
     if (!args.empty())
       applyArguments(desugarer, book, *mainFile, args, diags);
   }
-  core::ProgramRefs refs;
   if (!diags.hasErrors()) {
     PhaseTimer timer("check-program", "Checking references and main");
-    checkProgram(*prog, book, *mainFile, diags, opts.requireMain, refs);
+    checkProgram(*prog, book, *mainFile, diags, opts.requireMain);
   }
   TypeInfo types;
   if (!diags.hasErrors() && opts.typeCheck) {
     PhaseTimer timer("type-check", "Type checking");
-    typeCheck(*prog, book, desugarer.typingFacts(), diags, index ? &types : nullptr,
-              refs.covers(*prog) ? &refs : nullptr);
+    typeCheck(*prog, book, desugarer.typingFacts(), diags, index ? &types : nullptr);
   }
   if (index) {
     std::vector<const FileScope *> files;

@@ -1006,8 +1006,11 @@ bool Checker::isPlainAdt(StringRef name) {
 }
 
 void typeCheck(core::Program &prog, const Book &book, const TypingFacts &facts,
-               DiagnosticEngine &diags, TypeInfo *info, const core::ProgramRefs *refs) {
-  Checker checker(prog, book, facts, diags, info, refs);
+               DiagnosticEngine &diags, TypeInfo *info) {
+  // What the program check found each definition refers to, if it got
+  // that far (else the checker walks the definitions itself).
+  Checker checker(prog, book, facts, diags, info,
+                  prog.refs.covers(prog.defs.size()) ? &prog.refs : nullptr);
   checker.run();
   if (info)
     checker.exportSchemes();

@@ -31,10 +31,7 @@ struct TypeInfo {
 /// return plain data (no function inside) once given as many arguments as
 /// their leading λs take.
 /// When `info` is given, it receives the types found.
-/// `refs`, if given, says what each definition of `prog` as it is refers to
-/// (else the checker walks the definitions to find out).
 void typeCheck(core::Program &prog, const Book &book, const TypingFacts &facts,
-               DiagnosticEngine &diags, TypeInfo *info = nullptr,
-               const core::ProgramRefs *refs = nullptr);
+               DiagnosticEngine &diags, TypeInfo *info = nullptr);
 
 } // namespace bendc::frontend

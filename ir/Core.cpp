@@ -194,6 +194,15 @@ void printProgram(llvm::raw_ostream &os, const Program &program, bool withBuilti
       os << "hvm " << h.name << ":\n" << h.text << '\n';
 }
 
+void ProgramRefs::add(const Term *body) {
+  forEachTerm(body, [&](const Term *t) {
+    ++terms;
+    if (auto *ref = llvm::dyn_cast<RefTerm>(t))
+      names.push_back(ref->name);
+  });
+  begin.push_back(uint32_t(names.size()));
+}
+
 void collectRefs(const Term *root, llvm::SmallVectorImpl<llvm::StringRef> &out) {
   forEachTerm(root, [&](const Term *t) {
     if (auto *ref = llvm::dyn_cast<RefTerm>(t))

@@ -197,6 +197,22 @@ struct MatchShape {
   std::vector<unsigned> fields;
 };
 
+/// The names each definition of a program refers to, once per occurrence:
+/// those of `defs[k]` are `names[begin[k] .. begin[k + 1])`.
+struct ProgramRefs {
+  std::vector<uint32_t> begin{0};
+  llvm::SmallVector<llvm::StringRef, 0> names;
+  size_t terms = 0; // in the definitions walked
+
+  /// Whether these are of every definition of a program with `defs` of them.
+  bool covers(size_t defs) const { return begin.size() == defs + 1; }
+  llvm::ArrayRef<llvm::StringRef> of(size_t k) const {
+    return llvm::ArrayRef<llvm::StringRef>(names).slice(begin[k], begin[k + 1] - begin[k]);
+  }
+  /// Appends the names the next definition's body refers to.
+  void add(const Term *body);
+};
+
 struct Program {
   llvm::BumpPtrAllocator arena;
   llvm::UniqueStringSaver strings{arena};
@@ -210,6 +226,12 @@ struct Program {
   /// tuples, constructors, no function inside) when given all the arguments
   /// their leading λs take; sharing recovery may duplicate such values.
   llvm::StringSet<> plainResults;
+  /// What each definition refers to, as the program check found it. The
+  /// passes after the check keep each definition's set of names (sharing
+  /// recovery binds one of several equal terms and drops the others), so
+  /// later phases read these instead of walking every term again; empty
+  /// when the check did not get that far.
+  ProgramRefs refs;
 
   template <typename T, typename... Args> T *make(Args &&...args) {
     return new (arena.Allocate(sizeof(T), alignof(T))) T(std::forward<Args>(args)...);
@@ -283,23 +305,6 @@ template <typename Fn> void forEachTerm(const Term *root, Fn &&fn) {
 /// Appends the definitions `term` refers to, once per occurrence.
 void collectRefs(const Term *term, llvm::SmallVectorImpl<llvm::StringRef> &out);
 
-/// The names each definition of a program refers to, once per occurrence:
-/// those of `defs[k]` are `names[begin[k] .. begin[k + 1])`. Valid for the
-/// program as it was when collected.
-struct ProgramRefs {
-  std::vector<uint32_t> begin{0};
-  llvm::SmallVector<llvm::StringRef, 0> names;
-
-  bool covers(const Program &program) const { return begin.size() == program.defs.size() + 1; }
-  llvm::ArrayRef<llvm::StringRef> of(size_t k) const {
-    return llvm::ArrayRef<llvm::StringRef>(names).slice(begin[k], begin[k + 1] - begin[k]);
-  }
-  /// Appends the names the next definition's body refers to.
-  void add(const Term *body) {
-    collectRefs(body, names);
-    begin.push_back(uint32_t(names.size()));
-  }
-};
 
 /// Bend-like text: `name = term` per definition, one per line.
 void printTerm(llvm::raw_ostream &os, const Term *term);

@@ -428,24 +428,27 @@ bool HirBuilder::translate(Function &fn, FunctionReferences *references) {
 }
 
 size_t HirBuilder::references(FunctionReferences &out) const {
+  const core::Program &program = state->program;
+  const core::ProgramRefs *refs = &program.refs;
+  core::ProgramRefs walked;
+  if (!refs->covers(program.defs.size())) {
+    for (const core::Definition &d : program.defs)
+      walked.add(d.body);
+    refs = &walked;
+  }
   out = FunctionReferences();
   const llvm::DenseMap<const char *, uint32_t> &idOfName = state->scratch.idOfName;
-  size_t terms = 0;
-  for (const core::Definition &d : state->program.defs) {
-    core::forEachTerm(d.body, [&](const core::Term *t) {
-      ++terms;
-      auto *ref = llvm::dyn_cast<core::RefTerm>(t);
-      if (!ref)
-        return;
-      if (auto it = idOfName.find(ref->name.data()); it != idOfName.end())
+  for (size_t k = 0; k < program.defs.size(); ++k) {
+    for (llvm::StringRef name : refs->of(k)) {
+      if (auto it = idOfName.find(name.data()); it != idOfName.end())
         out.targets.push_back(it->second);
       else
-        out.others.push_back(ref->name);
-    });
+        out.others.push_back(name);
+    }
     out.begin.push_back(uint32_t(out.targets.size()));
     out.otherBegin.push_back(uint32_t(out.others.size()));
   }
-  return terms;
+  return refs->terms;
 }
 
 uint32_t HirBuilder::functionId(llvm::StringRef name) const {

@@ -36,8 +36,10 @@ public:
   /// `references`, if given, receives the functions it refers to.
   bool translate(hir::Function &fn, hir::FunctionReferences *references = nullptr);
   /// The functions each definition refers to, read from Core without
-  /// translating it: what translating every definition in order would
-  /// give. Returns how many Core terms the definitions hold.
+  /// translating it (from Program::refs, where the program check left
+  /// them): what translating every definition in order would give, in
+  /// another order and perhaps more than once. Returns about how many Core
+  /// terms the definitions hold.
   size_t references(hir::FunctionReferences &out) const;
   /// The id of the function for the definition named `name` (a name the
   /// program saved), or hir::NoFunction.
