@@ -71,9 +71,12 @@ uint32_t flipped(uint32_t tag) {
   }
 }
 
+/// Blocks of at least this many instructions take their buffer as it is.
+constexpr size_t kHandOver = size_t(1) << 16;
+
 /// Buffers the translation of one function fills and the function then
-/// takes, each in one allocation of its final size; kept from one function
-/// to the next.
+/// takes, each in one allocation of its final size (but the largest, which
+/// take the buffer); kept from one function to the next.
 struct Scratch {
   std::deque<std::vector<Inst>> levels; // the instructions of the blocks being made, by depth
   Function wires;                       // the wires made so far (only its wire vectors)
@@ -135,8 +138,15 @@ private:
     std::vector<Inst> *saved = current;
     current = &scratch.levels[depth++];
     b.result = emitBody();
-    b.insts.reserve(b.insts.size() + current->size());
-    std::move(current->begin(), current->end(), std::back_inserter(b.insts));
+    if (b.insts.empty() && current->size() >= kHandOver) {
+      // A block this large takes the buffer itself rather than a copy: no
+      // second allocation of its size (a long literal makes one block of
+      // millions of instructions).
+      b.insts.swap(*current);
+    } else {
+      b.insts.reserve(b.insts.size() + current->size());
+      std::move(current->begin(), current->end(), std::back_inserter(b.insts));
+    }
     current->clear();
     --depth;
     current = saved;
