@@ -855,8 +855,10 @@ void Checker::run() {
   }
   llvm::SmallVector<StringRef, 16> found;
   for (size_t i = 0; i < checked.size(); ++i) {
-    llvm::ArrayRef<StringRef> names = refs ? refs->of(place[i]) : llvm::ArrayRef<StringRef>();
-    if (!refs) {
+    llvm::ArrayRef<StringRef> names;
+    if (refs) {
+      names = refs->of(place[i]);
+    } else {
       found.clear();
       core::collectRefs(checked[i].def->body, found);
       names = found;

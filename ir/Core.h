@@ -305,7 +305,6 @@ template <typename Fn> void forEachTerm(const Term *root, Fn &&fn) {
 /// Appends the definitions `term` refers to, once per occurrence.
 void collectRefs(const Term *term, llvm::SmallVectorImpl<llvm::StringRef> &out);
 
-
 /// Bend-like text: `name = term` per definition, one per line.
 void printTerm(llvm::raw_ostream &os, const Term *term);
 void printProgram(llvm::raw_ostream &os, const Program &program, bool withBuiltins = false);

@@ -367,6 +367,12 @@ public:
         constructors.insert(c.name.data());
   }
   bool isConstructor(llvm::StringRef name) const { return constructors.contains(name.data()); }
+  /// Whether `app`, the innermost application of a spine, calls something:
+  /// anything but a constructor, whose nodes are in the net (no work).
+  bool isCall(const AppTerm *app) const {
+    auto *head = dyn_cast<RefTerm>(app->fun);
+    return !head || !isConstructor(head->name);
+  }
   PlainValues &get() {
     if (!values)
       values.emplace(program);
@@ -541,10 +547,8 @@ private:
       auto *app = cast<AppTerm>(t);
       // The innermost application of a spine names what is applied:
       // building constructors is no work (their nodes are in the net).
-      if (app->fun->kind != TermKind::App) {
-        auto *head = dyn_cast<RefTerm>(app->fun);
-        nodes[me].hasCall = !head || !numbers.isConstructor(head->name);
-      }
+      if (app->fun->kind != TermKind::App)
+        nodes[me].hasCall = numbers.isCall(app);
       noteMatchLams(app);
       child(&app->fun);
       child(&app->arg);
@@ -782,10 +786,8 @@ SharingStats recoverSharing(Program &program) {
     // walk instead of a name for every subterm.
     unsigned calls = 0;
     forEachTerm(d.body, [&](const Term *t) {
-      if (auto *app = dyn_cast<AppTerm>(t); app && app->fun->kind != TermKind::App) {
-        auto *head = dyn_cast<RefTerm>(app->fun);
-        calls += !head || !numbers.isConstructor(head->name);
-      }
+      if (auto *app = dyn_cast<AppTerm>(t); app && app->fun->kind != TermKind::App)
+        calls += numbers.isCall(app);
     });
     if (calls < 2)
       continue;
