@@ -59,8 +59,13 @@ struct Tree {
 };
 static_assert(sizeof(Tree) == 24, "a book holds millions of trees");
 
+/// Which side of a redex is positive, where a compiler knows; the .hvm text
+/// does not say.
+enum class PositiveSide : uint8_t { Unknown, Lhs, Rhs };
+
 struct Redex {
   bool parallel = false; // written `&!`
+  PositiveSide positive = PositiveSide::Unknown;
   TreeId lhs, rhs;
   llvm::SMLoc loc;
 };
@@ -70,6 +75,10 @@ struct Def {
   TreeId root;
   std::vector<Redex> redexes;
   llvm::SMLoc loc;
+  /// Every `(a b)` of it says its role and every redex its positive side:
+  /// the polarity of each tree follows from its parent's, with nothing to
+  /// infer (the root is positive).
+  bool polarized = false;
 };
 
 struct Book {

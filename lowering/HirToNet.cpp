@@ -22,6 +22,7 @@ struct Node {
   TreeKind kind;
   uint32_t value = 0; // Num: the Numb; Ref: the name's index
   net::ConRole role = net::ConRole::Unknown;
+  bool positive = true; // its principal port gives a value (a λ, a pair, a number)
   bool alive = true;
 };
 
@@ -38,8 +39,9 @@ public:
     peers.resize(3, NoEnd);
   }
 
-  uint32_t node(TreeKind kind, uint32_t value = 0, net::ConRole role = net::ConRole::Unknown) {
-    nodes.push_back({kind, value, role});
+  uint32_t node(TreeKind kind, bool positive, uint32_t value = 0,
+                net::ConRole role = net::ConRole::Unknown) {
+    nodes.push_back({kind, value, role, positive});
     peers.resize(nodes.size() * 3, NoEnd);
     return uint32_t(nodes.size() - 1);
   }
@@ -153,6 +155,8 @@ public:
       // Two principal ports: a redex, each side a tree (the tree at the
       // other end of a port).
       net::Redex r;
+      assert(nodes[n].positive != nodes[m].positive && "a redex joins a value and its consumer");
+      r.positive = nodes[n].positive ? net::PositiveSide::Lhs : net::PositiveSide::Rhs;
       r.lhs = treeAt(end(m, 0));
       r.rhs = treeAt(end(n, 0));
       def.redexes.push_back(r);
@@ -227,11 +231,14 @@ private:
 
   void inst(const Inst &i) {
     using net::ConRole;
-    auto bin = [&](TreeKind k, ConRole role = ConRole::Unknown) { return g.node(k, 0, role); };
+    // A node is positive where its principal port gives the value (`defEnd`).
+    auto bin = [&](TreeKind k, bool positive, ConRole role = ConRole::Unknown) {
+      return g.node(k, positive, 0, role);
+    };
     auto E = [](uint32_t n, unsigned p) { return NetGraph::end(n, p); };
     switch (i.kind) {
     case InstKind::Lam: {
-      uint32_t n = bin(TreeKind::Con, ConRole::Function);
+      uint32_t n = bin(TreeKind::Con, true, ConRole::Function);
       defEnd[i.outs[0]] = E(n, 0);
       const Block &body = *i.blocks[0];
       defEnd[body.params[0]] = E(n, 1);
@@ -241,15 +248,16 @@ private:
     }
     case InstKind::App:
     case InstKind::Opr: {
-      uint32_t n = i.kind == InstKind::App ? bin(TreeKind::Con, ConRole::Function) : bin(TreeKind::Opr);
+      uint32_t n = i.kind == InstKind::App ? bin(TreeKind::Con, false, ConRole::Function)
+                                           : bin(TreeKind::Opr, false);
       useEnd[i.ins[0]] = E(n, 0);
       useEnd[i.ins[1]] = E(n, 1);
       defEnd[i.outs[0]] = E(n, 2);
       return;
     }
     case InstKind::OprNum: {
-      uint32_t n = bin(TreeKind::Opr);
-      uint32_t k = g.node(TreeKind::Num, i.numb);
+      uint32_t n = bin(TreeKind::Opr, false);
+      uint32_t k = g.node(TreeKind::Num, true, i.numb);
       useEnd[i.ins[0]] = E(n, 0);
       g.connect(E(n, 1), E(k, 0));
       defEnd[i.outs[0]] = E(n, 2);
@@ -257,7 +265,8 @@ private:
     }
     case InstKind::Sup:
     case InstKind::Tup: {
-      uint32_t n = i.kind == InstKind::Sup ? bin(TreeKind::Dup) : bin(TreeKind::Con, ConRole::Pair);
+      uint32_t n = i.kind == InstKind::Sup ? bin(TreeKind::Dup, true)
+                                           : bin(TreeKind::Con, true, ConRole::Pair);
       defEnd[i.outs[0]] = E(n, 0);
       useEnd[i.ins[0]] = E(n, 1);
       useEnd[i.ins[1]] = E(n, 2);
@@ -265,28 +274,29 @@ private:
     }
     case InstKind::Dup:
     case InstKind::Untup: {
-      uint32_t n = i.kind == InstKind::Dup ? bin(TreeKind::Dup) : bin(TreeKind::Con, ConRole::Pair);
+      uint32_t n = i.kind == InstKind::Dup ? bin(TreeKind::Dup, false)
+                                           : bin(TreeKind::Con, false, ConRole::Pair);
       useEnd[i.ins[0]] = E(n, 0);
       defEnd[i.outs[0]] = E(n, 1);
       defEnd[i.outs[1]] = E(n, 2);
       return;
     }
-    case InstKind::Era: defEnd[i.outs[0]] = E(g.node(TreeKind::Era), 0); return;
-    case InstKind::Erase: useEnd[i.ins[0]] = E(g.node(TreeKind::Era), 0); return;
-    case InstKind::Num: defEnd[i.outs[0]] = E(g.node(TreeKind::Num, i.numb), 0); return;
-    case InstKind::Ref: defEnd[i.outs[0]] = E(g.node(TreeKind::Ref, refName(i)), 0); return;
+    case InstKind::Era: defEnd[i.outs[0]] = E(g.node(TreeKind::Era, true), 0); return;
+    case InstKind::Erase: useEnd[i.ins[0]] = E(g.node(TreeKind::Era, false), 0); return;
+    case InstKind::Num: defEnd[i.outs[0]] = E(g.node(TreeKind::Num, true, i.numb), 0); return;
+    case InstKind::Ref: defEnd[i.outs[0]] = E(g.node(TreeKind::Ref, true, refName(i)), 0); return;
     case InstKind::Match:
       llvm_unreachable("matches are expanded before lowering");
     case InstKind::Swi: {
-      uint32_t swi = bin(TreeKind::Swi);
-      uint32_t cases = bin(TreeKind::Con, ConRole::Pair);
+      uint32_t swi = bin(TreeKind::Swi, false);
+      uint32_t cases = bin(TreeKind::Con, true, ConRole::Pair);
       useEnd[i.ins[0]] = E(swi, 0);
       g.connect(E(swi, 1), E(cases, 0));
       armInto(*i.blocks[0], E(cases, 1));
       armInto(*i.blocks[1], E(cases, 2));
       End acc = E(swi, 2);
       for (size_t k = 1; k < i.ins.size(); ++k) {
-        uint32_t app = bin(TreeKind::Con, ConRole::Function);
+        uint32_t app = bin(TreeKind::Con, false, ConRole::Function);
         g.connect(acc, E(app, 0));
         useEnd[i.ins[k]] = E(app, 1);
         acc = E(app, 2);
@@ -302,7 +312,7 @@ private:
   void armInto(const Block &arm, End port) {
     End at = port;
     for (WireId p : arm.params) {
-      uint32_t lam = g.node(TreeKind::Con, 0, net::ConRole::Function);
+      uint32_t lam = g.node(TreeKind::Con, true, 0, net::ConRole::Function);
       g.connect(at, NetGraph::end(lam, 0));
       defEnd[p] = NetGraph::end(lam, 1);
       at = NetGraph::end(lam, 2);
@@ -364,6 +374,7 @@ struct NetLowering::State {
         lowerer.nameOf(position) = def.name;
     }
     def.loc = fn.loc;
+    def.polarized = true;
     if (!g.build(book, def, freshIds)) {
       diags.report(DiagKind::ViciousCycle, fn.loc,
                    "the net of '" + fn.name.str() +

@@ -107,10 +107,26 @@ struct Item {
   bool switchCases = false;  // the first child of ?(...): a (z s) there is a tuple
 };
 
+/// A tree of a definition whose polarities are given (net::Def::polarized).
+struct KnownItem {
+  TreeId tree;
+  Position pos;
+  bool positive;
+  bool switchCases = false;
+};
+
+/// Whether a book has definitions whose polarities are left to infer.
+bool anyToInfer(const net::Book &book) {
+  return llvm::any_of(book.defs, [](const net::Def &d) { return !d.polarized; });
+}
+
 class Polarizer {
 public:
   Polarizer(const net::Book &book, DiagnosticEngine &diags)
-      : book(book), diags(diags), uf(book.trees.size() + 1), positive(uint32_t(book.trees.size())),
+      : book(book), diags(diags), inferring(anyToInfer(book)),
+        // The union-find holds trees only where some polarity is inferred.
+        uf(inferring ? book.trees.size() + 1 : 1),
+        positive(inferring ? uint32_t(book.trees.size()) : 0),
         flags(book.trees.size(), 0), link(book.trees.size(), NoIndex), where(book.trees.size()),
         firstUse(book.names.size(), NoIndex),
         useCount(book.names.size(), 0) {}
@@ -124,6 +140,9 @@ private:
   bool constrain();
   bool walk(Item start);
   bool visit(const Item &item, std::vector<Item> &stack);
+  bool constrainKnown();
+  bool walkKnown(KnownItem start);
+  bool visitKnown(const KnownItem &item);
   bool visitVar(TreeId t);
   bool checkUseCounts();
   void applyDefaults();
@@ -147,6 +166,7 @@ private:
 
   const net::Book &book;
   DiagnosticEngine &diags;
+  bool inferring; // some definition is not polarized
   rt::Book out;
   std::vector<uint32_t> defOfName;               // name -> definition id
   /// (definition, a definition that refers to it), one per reference.
@@ -160,6 +180,8 @@ private:
   enum Flag : uint8_t {
     Seen = 1,     // some definition visited it
     Resolved = 2, // a variable occurrence already given its term
+    Known = 4,    // in a polarized definition: its polarity is the next flag
+    Positive = 8,
   };
   std::vector<uint8_t> flags;
   /// A node tree's local node index; a variable occurrence's twin.
@@ -194,9 +216,14 @@ private:
 
   bool constrainDefinition(uint32_t id);
   void select(uint32_t id);
-  bool relationKnown(TreeId con) { return uf.sameSet(book[con].fst.index, con.index); }
+  bool known(TreeId t) const { return flags[t.index] & Known; }
+  bool relationKnown(TreeId con) {
+    return known(con) || uf.sameSet(book[con].fst.index, con.index);
+  }
   /// Whether a `(a b)` whose relation is known is a LAM or an APP.
   bool functionRelation(TreeId con) {
+    if (known(con))
+      return book[con].role == net::ConRole::Function;
     return uf.find(book[con].fst.index).parity != uf.find(con.index).parity;
   }
   void applyShape(uint32_t cls);
@@ -214,6 +241,7 @@ private:
   std::vector<TreeId> arguments;
   std::vector<uint8_t> redexUsed;
   std::vector<Item> walkStack; // walk()'s
+  std::vector<KnownItem> knownStack; // walkKnown()'s
   uint32_t nodeCount = 0;
   uint32_t slotBase = 0;
   bool unknownRoles = false; // some `(a b)` does not say whether it is a function
@@ -292,7 +320,7 @@ bool Polarizer::constrainDefinition(uint32_t id) {
   st.consBegin = consBegin = uint32_t(allCons.size());
   nodeCount = 0;
   hasDup = false;
-  bool ok = constrain() && checkUseCounts();
+  bool ok = (def->polarized ? constrainKnown() : constrain()) && checkUseCounts();
   for (uint32_t name : usedNames) {
     firstUse[name] = NoIndex;
     useCount[name] = 0;
@@ -469,12 +497,108 @@ bool Polarizer::visitVar(TreeId t) {
   uint32_t first = firstUse[name];
   partner(t.index) = first;
   partner(first) = t.index;
-  if (uf.unite(t.index, first, true))
+  if (known(t) ? isPositive(t) != isPositive(TreeId{first}) : uf.unite(t.index, first, true))
     return true;
   const char *both = "have the same polarity at both ends";
-  if (uf.sameSet(first, positive))
+  if (known(t) || uf.sameSet(first, positive))
     both = isPositive(TreeId{first}) ? "be positive at both ends" : "be negative at both ends";
   return fail(t, "variable '" + varName(t) + "' would " + both);
+}
+
+// A polarized definition says each tree's polarity through its parent's:
+// the root is positive, a redex says which side is, and a child has its
+// parent's polarity but for the argument of a λ or an application (the
+// other one) and the first child of an operator or a switch (positive).
+// Nothing is inferred; what contradicts the rules is reported as inference
+// would.
+bool Polarizer::constrainKnown() {
+  if (!walkKnown(KnownItem{def->root, {Position::Root, 0}, true}))
+    return false;
+  rootConCount = allCons.size() - consBegin;
+  for (uint32_t r = 0; r < def->redexes.size(); ++r) {
+    const net::Redex &redex = def->redexes[r];
+    if (redex.positive == net::PositiveSide::Unknown)
+      return fail(redex.lhs, "a redex does not say which side is positive");
+    bool lhsPositive = redex.positive == net::PositiveSide::Lhs;
+    if (!walkKnown(KnownItem{redex.lhs, {Position::RedexSide, 2 * r}, lhsPositive}) ||
+        !walkKnown(KnownItem{redex.rhs, {Position::RedexSide, 2 * r + 1}, !lhsPositive}))
+      return false;
+  }
+  return true;
+}
+
+bool Polarizer::walkKnown(KnownItem start) {
+  std::vector<KnownItem> &stack = knownStack;
+  stack.assign(1, start);
+  while (!stack.empty()) {
+    KnownItem item = stack.back();
+    stack.pop_back();
+    if (!visitKnown(item))
+      return false;
+  }
+  return true;
+}
+
+bool Polarizer::visitKnown(const KnownItem &item) {
+  TreeId t = item.tree;
+  assert(t.valid() && t.index < book.trees.size() && "tree id out of range");
+  if (flags[t.index] & Seen)
+    return fail(t, "this tree is used twice");
+  flags[t.index] |= Seen | Known | (item.positive ? Positive : 0);
+  allTrees.push_back(t);
+
+  const net::Tree &tree = book[t];
+  switch (tree.kind) {
+  case TreeKind::Era: return true;
+  case TreeKind::Num:
+    if (!item.positive)
+      return fail(t, "number " + rt::num::showNumb(tree.value) + " would be negative");
+    return true;
+  case TreeKind::Ref: {
+    uint32_t target = defOfName[tree.value];
+    if (target == NoIndex) {
+      diags.report(DiagKind::HvmUnboundReference, tree.loc,
+                   "reference to undefined definition @" + book.names[tree.value]);
+      return false;
+    }
+    references.push_back({target, defId});
+    if (!item.positive)
+      return fail(t, "reference @" + book.names[tree.value] + " would be negative");
+    return true;
+  }
+  case TreeKind::Var: where[t.index] = item.pos.packed(); return visitVar(t);
+  default: break;
+  }
+
+  uint32_t node = nodeCount++;
+  nodeIndex(t) = node;
+  KnownItem fst{tree.fst, {Position::Slot, 2 * node}, item.positive};
+  KnownItem snd{tree.snd, {Position::Slot, 2 * node + 1}, item.positive};
+  switch (tree.kind) {
+  case TreeKind::Con:
+    if (tree.role == net::ConRole::Unknown)
+      return fail(t, "a node of a polarized definition does not say what it is");
+    if (item.switchCases)
+      fst.positive = true;
+    else if (tree.role == net::ConRole::Function)
+      fst.positive = !item.positive;
+    if (!item.switchCases)
+      allCons.push_back(t);
+    break;
+  case TreeKind::Dup: hasDup = true; break;
+  case TreeKind::Opr:
+  case TreeKind::Swi:
+    if (item.positive)
+      return fail(t, tree.kind == TreeKind::Opr ? "operator node would be positive"
+                                                : "switch node would be positive");
+    fst.positive = true;
+    fst.switchCases = tree.kind == TreeKind::Swi;
+    break;
+  default: llvm_unreachable("leaves are handled above");
+  }
+  knownStack.push_back(snd);
+  knownStack.push_back(fst);
+  return true;
 }
 
 bool Polarizer::checkUseCounts() {
@@ -544,12 +668,15 @@ void Polarizer::applyDefaults() {
     for (TreeId con : arguments)
       decide(con);
   }
-  for (const net::Redex &redex : def->redexes)
-    if (!uf.sameSet(redex.lhs.index, positive))
-      uf.unite(redex.lhs.index, positive, true);
+  if (!def->polarized)
+    for (const net::Redex &redex : def->redexes)
+      if (!uf.sameSet(redex.lhs.index, positive))
+        uf.unite(redex.lhs.index, positive, true);
 }
 
 bool Polarizer::isPositive(TreeId t) {
+  if (known(t))
+    return flags[t.index] & Positive;
   ParityUnionFind::Root r = uf.find(t.index), p = uf.find(positive);
   assert(r.root == p.root && "polarity left undecided");
   return r.parity == p.parity;

@@ -413,6 +413,61 @@ TEST_CASE("a (a b) a compiler says is a function or a pair is taken at its word"
   CHECK(numbers.diagnostics()[0].message == "cannot polarize @main: number 1 would be negative");
 }
 
+TEST_CASE("a polarized definition's polarities come from its parents, checked as inferred ones") {
+  // Reads `text`, says every `(a b)` is a function and each redex's positive
+  // side is `side`, and marks the definitions named in `given` polarized.
+  auto given = [](llvm::StringRef text, net::PositiveSide side,
+                  std::initializer_list<llvm::StringRef> names, DiagnosticEngine &diags) {
+    std::optional<net::Book> book = readHvmBook(
+        diags.sourceMgr(),
+        diags.sourceMgr().AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "t.hvm"),
+                                             llvm::SMLoc()),
+        diags);
+    REQUIRE(book);
+    for (net::Tree &t : book->trees)
+      if (t.kind == net::TreeKind::Con)
+        t.role = net::ConRole::Function;
+    for (net::Def &d : book->defs) {
+      for (net::Redex &r : d.redexes)
+        r.positive = side;
+      for (llvm::StringRef name : names)
+        d.polarized |= book->names[d.name] == name;
+    }
+    return polarize(*book, diags);
+  };
+  llvm::SourceMgr sm;
+  const char *program = "@main = r & @id ~ (x r) & @two ~ x\n@id = (a a)\n@two = 2\n";
+  DiagnosticEngine inferred(sm), all(sm), some(sm);
+  std::optional<Book> expected = given(program, net::PositiveSide::Lhs, {}, inferred);
+  REQUIRE(expected);
+  for (auto [diags, names] :
+       {std::pair<DiagnosticEngine *, std::initializer_list<llvm::StringRef>>{
+            &all, {"main", "id", "two"}},
+        {&some, {"id"}}}) {
+    std::optional<Book> book = given(program, net::PositiveSide::Lhs, names, *diags);
+    REQUIRE(book);
+    CHECK(book->slots == expected->slots);
+    CHECK(book->redexes == expected->redexes);
+    for (size_t d = 0; d < book->defs.size(); ++d)
+      CHECK(book->defs[d].root == expected->defs[d].root);
+  }
+  // The call's sides the other way round: a negative reference, a positive
+  // application. The first contradiction is reported, as inference does.
+  DiagnosticEngine swapped(sm), unsaid(sm), positiveOpr(sm);
+  CHECK_FALSE(given(program, net::PositiveSide::Rhs, {"main"}, swapped));
+  REQUIRE(swapped.diagnostics().size() == 1);
+  CHECK(swapped.diagnostics()[0].message ==
+        "cannot polarize @main: reference @id would be negative");
+  CHECK_FALSE(given(program, net::PositiveSide::Unknown, {"main"}, unsaid));
+  REQUIRE(unsaid.diagnostics().size() == 1);
+  CHECK(unsaid.diagnostics()[0].message ==
+        "cannot polarize @main: a redex does not say which side is positive");
+  CHECK_FALSE(given("@main = (a $(1 a))", net::PositiveSide::Lhs, {"main"}, positiveOpr));
+  REQUIRE(positiveOpr.diagnostics().size() == 1);
+  CHECK(positiveOpr.diagnostics()[0].message ==
+        "cannot polarize @main: operator node would be positive");
+}
+
 TEST_CASE("a binder comes before its uses: (b (a (a b))) is λb.λa.(a, b)") {
   Polarized p("@main = (b (a (a b)))");
   REQUIRE_MESSAGE(p.book, p.messages());
