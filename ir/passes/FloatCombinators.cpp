@@ -112,9 +112,11 @@ struct Scratch {
 
 /// What the functions of one module share while floating.
 struct SharedState {
-  llvm::StringMap<bool> combinatorSafe; // the functions made so far
-  llvm::StringSet<> seen;               // references being judged (cycles are unsafe)
-  llvm::StringMap<bool> functionSafe;   // judged once per definition
+  /// Whether each function judged so far or made by floating is safe, by
+  /// name: a name being judged is unsafe to the references it reaches (a
+  /// cycle). Entries are never taken out: they live in one allocator.
+  enum Safety : uint8_t { Unsafe, Safe, Judging };
+  llvm::StringMap<Safety, llvm::BumpPtrAllocator> safety;
   /// Buffers of the probes judging other definitions, by how deep a probe
   /// is nested in others.
   std::vector<std::unique_ptr<Scratch>> probes;
@@ -342,12 +344,12 @@ private:
     llvm::StringRef name = ref.ref;
     if (module.constructors.count(name))
       return true;
-    if (auto it = shared.combinatorSafe.find(name); it != shared.combinatorSafe.end())
-      return it->second;
-    if (auto it = shared.functionSafe.find(name); it != shared.functionSafe.end())
-      return it->second;
-    if (!shared.seen.insert(name).second)
-      return false;
+    // One lookup: the entry stays where it is while other names come (the
+    // table's buckets move, not its entries).
+    auto [it, fresh] = shared.safety.try_emplace(name, SharedState::Judging);
+    SharedState::Safety &judged = it->second;
+    if (!fresh)
+      return judged == SharedState::Safe;
     bool safe = false;
     Function *f = module.target(ref);
     if (f) {
@@ -368,8 +370,7 @@ private:
         --shared.probeDepth;
       }
     }
-    shared.seen.erase(name);
-    shared.functionSafe[name] = safe;
+    judged = safe ? SharedState::Safe : SharedState::Unsafe;
     if (shared.listener && f)
       shared.listener->judged(*f);
     return safe;
@@ -436,7 +437,7 @@ private:
     root = std::move(ref);
     infoOf(out) = TermInfo{/*closed=*/true, /*size=*/0};
     memoOf(out) = safe;
-    shared.combinatorSafe[g.name] = safe;
+    shared.safety[g.name] = safe ? SharedState::Safe : SharedState::Unsafe;
     made.push_back(std::move(g));
     dropTombstones(made.back().body);
   }
@@ -492,7 +493,7 @@ private:
     }
     replaced.result = acc;
     arm = std::move(replaced);
-    shared.combinatorSafe[g.name] = safe;
+    shared.safety[g.name] = safe ? SharedState::Safe : SharedState::Unsafe;
     made.push_back(std::move(g));
     dropTombstones(made.back().body);
   }
