@@ -174,9 +174,9 @@ core::Term *Desugarer::cloneNode(Term *t) {
   case TermKind::App: {
     auto *a = cast<core::AppTerm>(t);
     Term *copy = app(clone(a->fun), clone(a->arg), t->loc);
-    if (auto shape = prog.matches.find(t); shape != prog.matches.end()) {
-      core::MatchShape same = shape->second; // copied first: inserting may move the map
-      prog.matches[copy] = std::move(same);
+    if (const core::MatchShape *shape = prog.matchShape(t)) {
+      core::MatchShape same = *shape; // copied first: inserting may move the map
+      prog.noteMatch(copy, std::move(same));
     }
     // A copied match is still a match to the type checker.
     auto note = checkedDef ? facts.matches.find(t) : facts.matches.end();
@@ -936,14 +936,14 @@ core::Term *Desugarer::encodeMatch(Term *scrutinee, AdtData *adt,
     shape.fields.push_back(unsigned(ctr->fields.size()));
   if (!checkedDef) {
     Term *encoded = encodeMatchTerm(scrutinee, n, armOf, loc);
-    prog.matches[encoded] = std::move(shape);
+    prog.noteMatch(encoded, std::move(shape));
     return encoded;
   }
   TypingFacts::Match note{scrutinee, adt, std::vector<Term *>(n, nullptr)};
   auto armTerm = [&](unsigned i) { return note.arms[i] = armOf(i); };
   Term *encoded = encodeMatchTerm(scrutinee, n, armTerm, loc);
   facts.matches[encoded] = std::move(note);
-  prog.matches[encoded] = std::move(shape);
+  prog.noteMatch(encoded, std::move(shape));
   return encoded;
 }
 

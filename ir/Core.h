@@ -73,6 +73,10 @@ enum class TermKind : uint8_t {
 
 struct Term {
   TermKind kind;
+  /// An application that encodes a match: Program::matches has its shape
+  /// (Program::noteMatch sets both), so that other applications are told
+  /// apart without a lookup.
+  bool match = false;
   llvm::SMLoc loc;
 
 protected:
@@ -221,7 +225,7 @@ struct Program {
   std::vector<AdtInfo> adts;
   AdtEncoding encoding = AdtEncoding::NumScott;
   llvm::StringRef entry = "main";
-  llvm::DenseMap<const Term *, MatchShape> matches;
+  llvm::DenseMap<const Term *, MatchShape> matches; // by Program::noteMatch
   /// Definitions the type checker proved to return plain data (numbers,
   /// tuples, constructors, no function inside) when given all the arguments
   /// their leading λs take; sharing recovery may duplicate such values.
@@ -237,6 +241,18 @@ struct Program {
     return new (arena.Allocate(sizeof(T), alignof(T))) T(std::forward<Args>(args)...);
   }
   llvm::StringRef save(llvm::StringRef s) { return strings.save(s); }
+  /// Records that `app` encodes a match of `shape`.
+  void noteMatch(Term *app, MatchShape shape) {
+    app->match = true;
+    matches[app] = std::move(shape);
+  }
+  /// The shape of the match `t` encodes, or null where it encodes none.
+  const MatchShape *matchShape(const Term *t) const {
+    if (!t->match)
+      return nullptr;
+    auto it = matches.find(t);
+    return it == matches.end() ? nullptr : &it->second;
+  }
   const Definition *find(llvm::StringRef name) const;
   /// Each definition's place in `defs` (the first, for a repeated name),
   /// keyed by its name's pointer: names are saved once (see RefTerm::name),

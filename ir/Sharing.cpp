@@ -182,9 +182,9 @@ private:
     }
     case TermKind::App: {
       auto *app = cast<AppTerm>(t);
-      auto m = program.matches.find(app);
+      const MatchShape *m = program.matchShape(app);
       DecodedMatch match;
-      if (m != program.matches.end() && decodeMatch(program.encoding, app, m->second, match)) {
+      if (m && decodeMatch(program.encoding, app, *m, match)) {
         for (const DecodedMatch::Arm &arm : match.arms)
           if (!isPlain(arm.body))
             return false;
@@ -481,9 +481,9 @@ private:
   /// λtag) may be crossed. Apart from `visit`, whose frame is on the stack
   /// once per level of the term: a list literal is as deep as it is long.
   LLVM_ATTRIBUTE_NOINLINE void noteMatchLams(AppTerm *app) {
-    auto m = program.matches.find(app);
+    const MatchShape *m = program.matchShape(app);
     DecodedMatch match;
-    if (m == program.matches.end() || !decodeMatch(program.encoding, app, m->second, match))
+    if (!m || !decodeMatch(program.encoding, app, *m, match))
       return;
     for (const DecodedMatch::Arm &arm : match.arms)
       for (const LamTerm *field : arm.fields)
@@ -730,13 +730,13 @@ private:
     if (t->kind == TermKind::Swi)
       return child[0] + std::max(child[1], child[2]);
     auto *app = dyn_cast<AppTerm>(t);
-    auto m = app && program.encoding == AdtEncoding::Scott ? program.matches.find(app)
-                                                           : program.matches.end();
-    if (m != program.matches.end()) {
+    const MatchShape *m =
+        app && program.encoding == AdtEncoding::Scott ? program.matchShape(app) : nullptr;
+    if (m) {
       // (x arm0 ... armN): the arms are the last arguments of the spine.
       unsigned arms = 0;
       int at = i;
-      for (size_t k = 0; k < m->second.fields.size() && nodes[at].term->kind == TermKind::App; ++k) {
+      for (size_t k = 0; k < m->fields.size() && nodes[at].term->kind == TermKind::App; ++k) {
         int fun = at + 1, arg = fun + int(nodes[fun].size);
         arms = std::max(arms, runsIn(arg, marked, isOcc));
         at = fun;

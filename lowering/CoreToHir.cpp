@@ -235,8 +235,8 @@ private:
     }
     case core::TermKind::App: {
       auto *app = cast<core::AppTerm>(t);
-      if (auto shape = program.matches.find(t); shape != program.matches.end())
-        if (WireId w = emitMatch(app, shape->second); w != NoWire)
+      if (const core::MatchShape *shape = program.matchShape(t))
+        if (WireId w = emitMatch(app, *shape); w != NoWire)
           return w;
       WireId f = emit(app->fun);
       WireId a = emit(app->arg);
