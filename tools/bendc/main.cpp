@@ -256,13 +256,6 @@ void prepareHeap(size_t bytes) {
   uintptr_t end = (uintptr_t(block) + bytes) & ~uintptr_t(pageSize - 1);
   // A kernel that cannot fill them (before Linux 5.14) leaves the pages to
   // come as they are used, as without this.
-  // In pages of 2 MiB where the kernel has them: a five-hundredth of the
-  // faults and of the address translations the compile's walks over its
-  // data miss.
-#ifdef MADV_HUGEPAGE
-  if (end > begin)
-    madvise(reinterpret_cast<void *>(begin), end - begin, MADV_HUGEPAGE);
-#endif
 #ifdef MADV_POPULATE_WRITE
   if (end > begin)
     madvise(reinterpret_cast<void *>(begin), end - begin, MADV_POPULATE_WRITE);
