@@ -45,19 +45,17 @@ enum class ConRole : uint8_t { Unknown, Function, Pair };
 
 struct Tree {
   TreeKind kind = TreeKind::Era;
-  ConRole role = ConRole::Unknown; // Con: a λ/application or a pair (next to kind: 24 bytes in all)
+  ConRole role = ConRole::Unknown; // Con: a λ/application or a pair (next to kind: 16 bytes in all)
   /// Var: index into Book::names (the variable's name); Ref: index into
   /// Book::names (the definition's name); Num: the Numb.
   uint32_t value = 0;
   TreeId fst, snd; // children of Con, Dup, Opr and Swi
-  llvm::SMLoc loc;
 
   Tree() = default;
-  Tree(TreeKind kind, uint32_t value, TreeId fst, TreeId snd, llvm::SMLoc loc,
-       ConRole role = ConRole::Unknown)
-      : kind(kind), role(role), value(value), fst(fst), snd(snd), loc(loc) {}
+  Tree(TreeKind kind, uint32_t value, TreeId fst, TreeId snd, ConRole role = ConRole::Unknown)
+      : kind(kind), role(role), value(value), fst(fst), snd(snd) {}
 };
-static_assert(sizeof(Tree) == 24, "a book holds millions of trees");
+static_assert(sizeof(Tree) == 16, "a book holds millions of trees");
 
 /// Which side of a redex is positive, where a compiler knows; the .hvm text
 /// does not say.
@@ -83,6 +81,11 @@ struct Def {
 
 struct Book {
   std::vector<Tree> trees;
+  /// Where trees were written, for those read from text (Book::loc): the
+  /// trees from `locsBegin` on, as far as there are entries. Trees a
+  /// compiler makes have none, and take no room here.
+  std::vector<llvm::SMLoc> locs;
+  uint32_t locsBegin = 0;
   std::vector<std::string> names; // interned variable and definition names
   llvm::StringMap<uint32_t> nameIds;
   std::vector<Def> defs; // in source order
@@ -96,6 +99,28 @@ struct Book {
   TreeId add(Tree t) {
     trees.push_back(t);
     return TreeId{uint32_t(trees.size() - 1)};
+  }
+  TreeId add(Tree t, llvm::SMLoc at) {
+    TreeId id = add(t);
+    if (at.isValid())
+      setLoc(id, at);
+    return id;
+  }
+  /// Where `id` was written, or no place.
+  llvm::SMLoc loc(TreeId id) const {
+    return id.index >= locsBegin && id.index - locsBegin < locs.size() ? locs[id.index - locsBegin]
+                                                                     : llvm::SMLoc();
+  }
+  void setLoc(TreeId id, llvm::SMLoc at) {
+    if (locs.empty())
+      locsBegin = id.index;
+    if (id.index < locsBegin) {
+      locs.insert(locs.begin(), locsBegin - id.index, llvm::SMLoc());
+      locsBegin = id.index;
+    }
+    if (id.index - locsBegin >= locs.size())
+      locs.resize(id.index - locsBegin + 1);
+    locs[id.index - locsBegin] = at;
   }
   const Tree &operator[](TreeId id) const { return trees[id.index]; }
   Tree &operator[](TreeId id) { return trees[id.index]; }

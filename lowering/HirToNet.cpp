@@ -351,7 +351,7 @@ net::TreeId copyTree(const net::Book &from, net::TreeId id, net::Book &to) {
     copy.fst = copyTree(from, t.fst, to);
     copy.snd = copyTree(from, t.snd, to);
   }
-  return to.add(copy);
+  return to.add(copy, from.loc(id));
 }
 
 struct NetLowering::State {

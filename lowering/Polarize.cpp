@@ -378,7 +378,7 @@ void Polarizer::decideShapes() {
 }
 
 bool Polarizer::fail(TreeId at, const std::string &what) {
-  diags.report(DiagKind::HvmPolarity, book[at].loc,
+  diags.report(DiagKind::HvmPolarity, book.loc(at),
                "cannot polarize @" + book.names[def->name] + ": " + what);
   return false;
 }
@@ -438,7 +438,7 @@ bool Polarizer::visit(const Item &item, std::vector<Item> &stack) {
     const std::string &name = book.names[tree.value];
     uint32_t target = defOfName[tree.value];
     if (target == NoIndex) {
-      diags.report(DiagKind::HvmUnboundReference, tree.loc,
+      diags.report(DiagKind::HvmUnboundReference, book.loc(t),
                    "reference to undefined definition @" + name);
       return false;
     }
@@ -557,7 +557,7 @@ bool Polarizer::visitKnown(const KnownItem &item) {
   case TreeKind::Ref: {
     uint32_t target = defOfName[tree.value];
     if (target == NoIndex) {
-      diags.report(DiagKind::HvmUnboundReference, tree.loc,
+      diags.report(DiagKind::HvmUnboundReference, book.loc(t),
                    "reference to undefined definition @" + book.names[tree.value]);
       return false;
     }
@@ -608,7 +608,7 @@ bool Polarizer::checkUseCounts() {
     if (count == 2)
       continue;
     std::string times = count == 1 ? "1 time" : std::to_string(count) + " times";
-    diags.report(DiagKind::HvmVariableCount, book.trees[firstUse[name]].loc,
+    diags.report(DiagKind::HvmVariableCount, book.loc(TreeId{firstUse[name]}),
                  "variable '" + book.names[name] + "' occurs " + times + " in @" +
                      book.names[def->name] + ", but a variable must occur exactly twice");
     ok = false;

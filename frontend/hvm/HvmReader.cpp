@@ -194,7 +194,7 @@ bool Reader::parseDefinition() {
   if (!def.root.valid())
     return false;
   // `@a =` with nothing after it reads the next definition's `@b` as its root.
-  if (cur.kind == Tok::Equals && book[def.root].loc == prev2.loc()) {
+  if (cur.kind == Tok::Equals && book.loc(def.root) == prev2.loc()) {
     errorExpected("a tree");
     return false;
   }
@@ -259,7 +259,7 @@ TreeId Reader::parseTree() {
       }
       if (!expect(top.closer, top.closer == Tok::RParen ? "')'" : "'}'"))
         return TreeId{};
-      done = book.add(net::Tree{top.kind, 0, top.fst, done, top.loc});
+      done = book.add(net::Tree{top.kind, 0, top.fst, done}, top.loc);
       openNodes.pop_back();
     }
     if (openNodes.empty())
@@ -291,7 +291,7 @@ bool Reader::openNode() {
 TreeId Reader::parseLeaf() {
   switch (cur.kind) {
   case Tok::Star: {
-    TreeId era = book.add(net::Tree{TreeKind::Era, 0, {}, {}, cur.loc()});
+    TreeId era = book.add(net::Tree{TreeKind::Era, 0, {}, {}}, cur.loc());
     advance();
     return era;
   }
@@ -313,7 +313,7 @@ TreeId Reader::parseNumber() {
   if (!value)
     diags.report(DiagKind::HvmBadNumber, cur.loc(),
                  "malformed number literal " + quoted(cur.text()));
-  TreeId num = book.add(net::Tree{TreeKind::Num, value.value_or(0), {}, {}, cur.loc()});
+  TreeId num = book.add(net::Tree{TreeKind::Num, value.value_or(0), {}, {}}, cur.loc());
   advance();
   return num;
 }
@@ -324,7 +324,7 @@ TreeId Reader::parseSymbol() {
   if (!value)
     diags.report(DiagKind::HvmBadNumber, cur.loc(),
                  "malformed operator symbol " + quoted(cur.text()));
-  TreeId num = book.add(net::Tree{TreeKind::Num, value.value_or(0), {}, {}, cur.loc()});
+  TreeId num = book.add(net::Tree{TreeKind::Num, value.value_or(0), {}, {}}, cur.loc());
   advance();
   return num;
 }
@@ -339,7 +339,7 @@ TreeId Reader::parseVar() {
   }
   if (++use.count == 3)
     use.third = cur.loc();
-  TreeId var = book.add(net::Tree{TreeKind::Var, name, {}, {}, cur.loc()});
+  TreeId var = book.add(net::Tree{TreeKind::Var, name, {}, {}}, cur.loc());
   advance();
   return var;
 }
@@ -353,7 +353,7 @@ TreeId Reader::parseRef() {
   }
   uint32_t name = book.intern(cur.text());
   references.push_back({name, loc});
-  TreeId ref = book.add(net::Tree{TreeKind::Ref, name, {}, {}, loc});
+  TreeId ref = book.add(net::Tree{TreeKind::Ref, name, {}, {}}, loc);
   advance();
   return ref;
 }

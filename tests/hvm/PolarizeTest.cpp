@@ -347,7 +347,7 @@ TEST_CASE("every definition is checked, each reporting its first contradiction")
 TEST_CASE("books built without the reader are checked too") {
   net::Book b;
   auto add = [&b](net::TreeKind kind, uint32_t value, net::TreeId fst = {}, net::TreeId snd = {}) {
-    return b.add(net::Tree{kind, value, fst, snd, llvm::SMLoc()});
+    return b.add(net::Tree{kind, value, fst, snd});
   };
   uint32_t main = b.intern("main");
   net::TreeId x1 = add(net::TreeKind::Var, b.intern("x"));
