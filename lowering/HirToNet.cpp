@@ -204,11 +204,22 @@ private:
 class Lowerer {
 public:
   Lowerer(const Module &module, net::Book &book)
-      : module(module), book(book), nameAt(module.functions.size(), NoName) {}
+      : module(module), book(book) {}
 
-  /// The book's name of the function at `position` in the module, as
-  /// references write it.
-  uint32_t &nameOf(size_t position) { return nameAt[position]; }
+  /// The book's name for `name`, that of the function `id` (Function::id,
+  /// as references hold it; NoFunction for none): interned once per
+  /// function, then found by its id. The name is checked, so a reference
+  /// whose id another function has costs a lookup, never a wrong name.
+  uint32_t functionName(uint32_t id, llvm::StringRef name) {
+    if (id == NoFunction)
+      return book.intern(name);
+    if (id >= nameById.size())
+      nameById.resize(size_t(id) + 1, NoName);
+    uint32_t &known = nameById[id];
+    if (known == NoName || book.names[known] != name)
+      known = book.intern(name);
+    return known;
+  }
   static constexpr uint32_t NoName = ~0u;
 
   NetGraph &lower(const Function &f) {
@@ -284,7 +295,9 @@ private:
     case InstKind::Era: defEnd[i.outs[0]] = E(g.node(TreeKind::Era, true), 0); return;
     case InstKind::Erase: useEnd[i.ins[0]] = E(g.node(TreeKind::Era, false), 0); return;
     case InstKind::Num: defEnd[i.outs[0]] = E(g.node(TreeKind::Num, true, i.numb), 0); return;
-    case InstKind::Ref: defEnd[i.outs[0]] = E(g.node(TreeKind::Ref, true, refName(i)), 0); return;
+    case InstKind::Ref:
+      defEnd[i.outs[0]] = E(g.node(TreeKind::Ref, true, functionName(i.numb, i.ref)), 0);
+      return;
     case InstKind::Match:
       llvm_unreachable("matches are expanded before lowering");
     case InstKind::Swi: {
@@ -321,21 +334,9 @@ private:
     block(arm);
   }
 
-  /// The book's name a reference writes: looked up once per function
-  /// referred to.
-  uint32_t refName(const Inst &ref) {
-    if (const Function *f = module.targetById(ref)) {
-      uint32_t &name = nameAt[size_t(f - module.functions.data())];
-      if (name == NoName)
-        name = book.intern(ref.ref);
-      return name;
-    }
-    return book.intern(ref.ref);
-  }
-
   const Module &module;
   net::Book &book;
-  std::vector<uint32_t> nameAt; // by position in the module; NoName: not interned yet
+  std::vector<uint32_t> nameById; // by Function::id; NoName: not interned yet
   NetGraph g;
   std::vector<End> defEnd, useEnd;
 };
@@ -359,20 +360,13 @@ struct NetLowering::State {
       : module(module), options(options), book(book), diags(diags), lowerer(module, book),
         first(book.defs.size()), lowered(module.functions.size(), false) {}
 
-  /// Lowers `fn` into `def`, the place of the module's function `position`
-  /// (NoPosition: a new function).
-  void lower(const Function &fn, size_t position, net::Def &def) {
+  /// Lowers `fn` into `def`.
+  void lower(const Function &fn, net::Def &def) {
     NetGraph &g = lowerer.lower(fn);
     if (options.eta)
       g.etaReduce();
     // HVM2 books start at @main, whatever the program calls its entry point.
-    if (fn.name == module.entry) {
-      def.name = book.intern("main");
-    } else {
-      def.name = book.intern(fn.name);
-      if (position != NoPosition)
-        lowerer.nameOf(position) = def.name;
-    }
+    def.name = fn.name == module.entry ? book.intern("main") : lowerer.functionName(fn.id, fn.name);
     def.loc = fn.loc;
     def.polarized = true;
     if (!g.build(book, def, freshIds)) {
@@ -383,7 +377,6 @@ struct NetLowering::State {
     }
   }
 
-  static constexpr size_t NoPosition = ~size_t(0);
   const Module &module;
   const NetOptions &options;
   net::Book &book;
@@ -422,14 +415,14 @@ void NetLowering::lowerAt(size_t position) {
   State &s = *state;
   assert(position < s.lowered.size() && !s.lowered[position] && "lowered twice");
   s.lowered[position] = true;
-  s.lower(s.module.functions[position], position, s.book.defs[s.first + position]);
+  s.lower(s.module.functions[position], s.book.defs[s.first + position]);
 }
 
 void NetLowering::lowerNew(const Function &fn) {
   State &s = *state;
   s.later.emplace_back();
   std::swap(s.book.trees, s.laterTrees);
-  s.lower(fn, State::NoPosition, s.later.back());
+  s.lower(fn, s.later.back());
   std::swap(s.book.trees, s.laterTrees);
 }
 
