@@ -127,8 +127,7 @@ public:
         // The union-find holds trees only where some polarity is inferred.
         uf(inferring ? book.trees.size() + 1 : 1),
         positive(inferring ? uint32_t(book.trees.size()) : 0),
-        flags(book.trees.size(), 0), link(book.trees.size(), NoIndex), where(book.trees.size()),
-        firstUse(book.names.size(), NoIndex),
+        flags(book.trees.size(), 0), firstUse(book.names.size(), NoIndex),
         useCount(book.names.size(), 0) {}
 
   std::optional<rt::Book> run();
@@ -143,6 +142,28 @@ private:
   bool constrainKnown();
   bool walkKnown(KnownItem start);
   bool visitKnown(const KnownItem &item);
+
+  // A book whose every definition is polarized: each laid out in one walk.
+  bool layOut(rt::DefInfo &defInfo);
+  bool layOutTree(const KnownItem &item);
+  void placeTerm(Position pos, rt::Term term, bool positive);
+  bool joinFrom(uint32_t end);
+  bool joinRedexes();
+  void emitSides(uint32_t a, uint32_t b);
+  /// A variable occurrence of the definition being laid out.
+  struct Occurrence {
+    TreeId tree;
+    uint32_t pos;               // packed Position
+    uint32_t partner = NoIndex; // the name's other occurrence
+    bool positive = false;
+    bool joined = false;        // given its term
+  };
+  std::vector<Occurrence> occurrences;
+  // By redex side (2 * redex + side): the occurrence there (NoIndex: a
+  // tree), and the tree's term and polarity.
+  std::vector<uint32_t> sideOccurrence;
+  std::vector<rt::Term> sideTerm;
+  std::vector<uint8_t> sidePositive;
   bool visitVar(TreeId t);
   bool checkUseCounts();
   void applyDefaults();
@@ -252,6 +273,24 @@ private:
 std::optional<rt::Book> Polarizer::run() {
   if (!indexDefinitions())
     return std::nullopt;
+  if (!inferring) {
+    // Each definition alone, in one walk: nothing flows between them.
+    bool ok = true;
+    for (uint32_t id = 0; id < book.defs.size(); ++id) {
+      defId = id;
+      def = &book.defs[id];
+      out.defs.emplace_back();
+      ok &= layOut(out.defs.back());
+    }
+    if (!ok)
+      return std::nullopt;
+    propagateSafety();
+    for (rt::DefInfo &d : out.defs)
+      rt::analyzeSwitch(d, out.slots.data());
+    return std::move(out);
+  }
+  link.assign(book.trees.size(), NoIndex);
+  where.resize(book.trees.size());
   // Constraints of every definition first.
   states.resize(book.defs.size());
   allTrees.reserve(book.trees.size()); // each tree is in one definition
@@ -599,6 +638,241 @@ bool Polarizer::visitKnown(const KnownItem &item) {
   knownStack.push_back(snd);
   knownStack.push_back(fst);
   return true;
+}
+
+// Laying out a polarized definition: its trees are walked as
+// constrainKnown walks them (so nodes are numbered alike), each term placed
+// as its tree is met; variables are joined at the end, as build does.
+bool Polarizer::layOut(rt::DefInfo &defInfo) {
+  info = &defInfo;
+  slotBase = uint32_t(out.slots.size());
+  defInfo.firstSlot = slotBase;
+  defInfo.firstRedex = uint32_t(out.redexes.size());
+  nodeCount = 0;
+  hasDup = false;
+  occurrences.clear();
+  size_t sides = 2 * def->redexes.size();
+  sideOccurrence.assign(sides, NoIndex);
+  sideTerm.assign(sides, 0);
+  sidePositive.assign(sides, 0);
+  auto walkFrom = [&](KnownItem start) {
+    std::vector<KnownItem> &stack = knownStack;
+    stack.assign(1, start);
+    while (!stack.empty()) {
+      KnownItem item = stack.back();
+      stack.pop_back();
+      if (!layOutTree(item))
+        return false;
+    }
+    return true;
+  };
+  bool ok = walkFrom(KnownItem{def->root, {Position::Root, 0}, true});
+  for (uint32_t r = 0; ok && r < def->redexes.size(); ++r) {
+    const net::Redex &redex = def->redexes[r];
+    if (redex.positive == net::PositiveSide::Unknown) {
+      ok = fail(redex.lhs, "a redex does not say which side is positive");
+      break;
+    }
+    bool lhsPositive = redex.positive == net::PositiveSide::Lhs;
+    ok = walkFrom(KnownItem{redex.lhs, {Position::RedexSide, 2 * r}, lhsPositive}) &&
+         walkFrom(KnownItem{redex.rhs, {Position::RedexSide, 2 * r + 1}, !lhsPositive});
+  }
+  if (ok) {
+    // checkUseCounts points at a name's first tree.
+    for (uint32_t name : usedNames)
+      firstUse[name] = occurrences[firstUse[name]].tree.index;
+    ok = checkUseCounts();
+  }
+  for (uint32_t name : usedNames) {
+    firstUse[name] = NoIndex;
+    useCount[name] = 0;
+  }
+  usedNames.clear();
+  defInfo.nodeCount = nodeCount;
+  defInfo.safe = !hasDup;
+  if (!ok)
+    return false;
+  redexUsed.assign(def->redexes.size(), 0);
+  for (uint32_t k = 0; k < occurrences.size(); ++k)
+    if (Position::unpack(occurrences[k].pos).kind != Position::RedexSide &&
+        !occurrences[k].joined && !joinFrom(k))
+      return false;
+  if (!joinRedexes())
+    return false;
+  defInfo.redexCount = uint32_t(out.redexes.size() - defInfo.firstRedex) / 2;
+  assert(rt::isPositive(defInfo.root) && "a definition's root must be positive");
+  return true;
+}
+
+bool Polarizer::layOutTree(const KnownItem &item) {
+  TreeId t = item.tree;
+  assert(t.valid() && t.index < book.trees.size() && "tree id out of range");
+  if (flags[t.index] & Seen)
+    return fail(t, "this tree is used twice");
+  flags[t.index] |= Seen;
+  const net::Tree &tree = book[t];
+  bool pos = item.positive;
+  rt::Term term = 0;
+  switch (tree.kind) {
+  case TreeKind::Var: {
+    uint32_t k = uint32_t(occurrences.size());
+    occurrences.push_back({t, item.pos.packed(), NoIndex, pos});
+    if (item.pos.kind == Position::RedexSide)
+      sideOccurrence[item.pos.index] = k;
+    uint32_t name = tree.value;
+    uint32_t count = ++useCount[name];
+    if (count == 1) {
+      firstUse[name] = k;
+      usedNames.push_back(name);
+      return true;
+    }
+    if (count > 2)
+      return true; // reported by checkUseCounts
+    uint32_t first = firstUse[name];
+    occurrences[first].partner = k;
+    occurrences[k].partner = first;
+    if (occurrences[first].positive != pos)
+      return true;
+    return fail(t, "variable '" + varName(t) + "' would " +
+                       (pos ? "be positive at both ends" : "be negative at both ends"));
+  }
+  case TreeKind::Era: term = pos ? rt::nulTerm() : rt::eraTerm(); break;
+  case TreeKind::Num:
+    if (!pos)
+      return fail(t, "number " + rt::num::showNumb(tree.value) + " would be negative");
+    term = rt::numTerm(tree.value);
+    break;
+  case TreeKind::Ref: {
+    uint32_t target = defOfName[tree.value];
+    if (target == NoIndex) {
+      diags.report(DiagKind::HvmUnboundReference, book.loc(t),
+                   "reference to undefined definition @" + book.names[tree.value]);
+      return false;
+    }
+    references.push_back({target, defId});
+    if (!pos)
+      return fail(t, "reference @" + book.names[tree.value] + " would be negative");
+    term = rt::refTerm(target);
+    break;
+  }
+  case TreeKind::Con:
+  case TreeKind::Dup:
+  case TreeKind::Opr:
+  case TreeKind::Swi: {
+    uint32_t node = nodeCount++;
+    out.slots.push_back(rt::makeTerm(rt::tag::Free, 0));
+    out.slots.push_back(rt::makeTerm(rt::tag::Free, 0));
+    KnownItem fst{tree.fst, {Position::Slot, 2 * node}, pos};
+    KnownItem snd{tree.snd, {Position::Slot, 2 * node + 1}, pos};
+    if (tree.kind == TreeKind::Con) {
+      if (tree.role == net::ConRole::Unknown)
+        return fail(t, "a node of a polarized definition does not say what it is");
+      if (item.switchCases)
+        fst.positive = true;
+      else if (tree.role == net::ConRole::Function)
+        fst.positive = !pos;
+      term = rt::nodeTerm(rt::tag::node(rt::Kind::Con, pos, fst.positive), node);
+    } else if (tree.kind == TreeKind::Dup) {
+      hasDup = true;
+      term = rt::nodeTerm(rt::tag::node(rt::Kind::Dup, pos, pos), node);
+    } else {
+      if (pos)
+        return fail(t, tree.kind == TreeKind::Opr ? "operator node would be positive"
+                                                  : "switch node would be positive");
+      fst.positive = true;
+      fst.switchCases = tree.kind == TreeKind::Swi;
+      term = rt::nodeTerm(tree.kind == TreeKind::Opr ? rt::tag::Opr : rt::tag::Swi, node);
+    }
+    knownStack.push_back(snd);
+    knownStack.push_back(fst);
+    break;
+  }
+  }
+  placeTerm(item.pos, term, pos);
+  return true;
+}
+
+void Polarizer::placeTerm(Position pos, rt::Term term, bool positive) {
+  if (pos.kind == Position::RedexSide) {
+    sideTerm[pos.index] = term;
+    sidePositive[pos.index] = positive;
+    return;
+  }
+  setAt(pos, term);
+}
+
+/// As resolveFrom, for the occurrence `end` of the definition laid out.
+bool Polarizer::joinFrom(uint32_t end) {
+  uint32_t u = occurrences[end].partner;
+  for (;;) {
+    Position pos = Position::unpack(occurrences[u].pos);
+    if (pos.kind != Position::RedexSide) {
+      occurrences[end].joined = occurrences[u].joined = true;
+      uint32_t neg = occurrences[end].positive ? u : end;
+      uint32_t posEnd = occurrences[end].positive ? end : u;
+      Position negAt = Position::unpack(occurrences[neg].pos);
+      assert(negAt.kind == Position::Slot && "a negative end is always in a slot");
+      setAt(negAt, rt::subTerm());
+      setAt(Position::unpack(occurrences[posEnd].pos), rt::varTerm(negAt.index));
+      return true;
+    }
+    uint32_t redex = pos.index / 2;
+    if (redexUsed[redex])
+      return failLoop(occurrences[end].tree);
+    redexUsed[redex] = 1;
+    uint32_t across = pos.index ^ 1;
+    if (sideOccurrence[across] == NoIndex) {
+      occurrences[end].joined = true;
+      setAt(Position::unpack(occurrences[end].pos), sideTerm[across]);
+      return true;
+    }
+    u = occurrences[sideOccurrence[across]].partner;
+  }
+}
+
+/// As resolveRedexes, for the definition laid out.
+bool Polarizer::joinRedexes() {
+  for (uint32_t r = 0; r < def->redexes.size(); ++r) {
+    if (redexUsed[r])
+      continue;
+    uint32_t lhs = 2 * r, rhs = 2 * r + 1;
+    bool lhsVar = sideOccurrence[lhs] != NoIndex, rhsVar = sideOccurrence[rhs] != NoIndex;
+    if (lhsVar && rhsVar)
+      continue;
+    redexUsed[r] = 1;
+    if (!lhsVar && !rhsVar) {
+      emitSides(lhs, rhs);
+      continue;
+    }
+    uint32_t start = lhsVar ? rhs : lhs;
+    uint32_t var = sideOccurrence[lhsVar ? lhs : rhs];
+    for (;;) {
+      uint32_t u = occurrences[var].partner;
+      Position pos = Position::unpack(occurrences[u].pos);
+      assert(pos.kind == Position::RedexSide && "slot ends are joined first");
+      uint32_t next = pos.index / 2;
+      if (redexUsed[next])
+        return failLoop(occurrences[var].tree);
+      redexUsed[next] = 1;
+      uint32_t across = pos.index ^ 1;
+      if (sideOccurrence[across] == NoIndex) {
+        emitSides(start, across);
+        break;
+      }
+      var = sideOccurrence[across];
+    }
+  }
+  for (uint32_t r = 0; r < def->redexes.size(); ++r)
+    if (!redexUsed[r])
+      return failLoop(def->redexes[r].lhs);
+  return true;
+}
+
+void Polarizer::emitSides(uint32_t a, uint32_t b) {
+  if (sidePositive[a])
+    std::swap(a, b);
+  out.redexes.push_back(sideTerm[a]);
+  out.redexes.push_back(sideTerm[b]);
 }
 
 bool Polarizer::checkUseCounts() {

@@ -417,13 +417,22 @@ TEST_CASE("a polarized definition's polarities come from its parents, checked as
   // Reads `text`, says every `(a b)` is a function and each redex's positive
   // side is `side`, and marks the definitions named in `given` polarized.
   auto given = [](llvm::StringRef text, net::PositiveSide side,
-                  std::initializer_list<llvm::StringRef> names, DiagnosticEngine &diags) {
+                  std::initializer_list<llvm::StringRef> names, DiagnosticEngine &diags,
+                  bool eraseLastVariable = false) {
     std::optional<net::Book> book = readHvmBook(
         diags.sourceMgr(),
         diags.sourceMgr().AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "t.hvm"),
                                              llvm::SMLoc()),
         diags);
     REQUIRE(book);
+    // A variable made an eraser: its name occurs once (the reader would
+    // not have it).
+    if (eraseLastVariable)
+      for (size_t k = book->trees.size(); k-- > 0;)
+        if (book->trees[k].kind == net::TreeKind::Var) {
+          book->trees[k].kind = net::TreeKind::Era;
+          break;
+        }
     for (net::Tree &t : book->trees)
       if (t.kind == net::TreeKind::Con)
         t.role = net::ConRole::Function;
@@ -451,21 +460,47 @@ TEST_CASE("a polarized definition's polarities come from its parents, checked as
     for (size_t d = 0; d < book->defs.size(); ++d)
       CHECK(book->defs[d].root == expected->defs[d].root);
   }
-  // The call's sides the other way round: a negative reference, a positive
-  // application. The first contradiction is reported, as inference does.
-  DiagnosticEngine swapped(sm), unsaid(sm), positiveOpr(sm);
-  CHECK_FALSE(given(program, net::PositiveSide::Rhs, {"main"}, swapped));
-  REQUIRE(swapped.diagnostics().size() == 1);
-  CHECK(swapped.diagnostics()[0].message ==
-        "cannot polarize @main: reference @id would be negative");
-  CHECK_FALSE(given(program, net::PositiveSide::Unknown, {"main"}, unsaid));
-  REQUIRE(unsaid.diagnostics().size() == 1);
-  CHECK(unsaid.diagnostics()[0].message ==
-        "cannot polarize @main: a redex does not say which side is positive");
-  CHECK_FALSE(given("@main = (a $(1 a))", net::PositiveSide::Lhs, {"main"}, positiveOpr));
-  REQUIRE(positiveOpr.diagnostics().size() == 1);
-  CHECK(positiveOpr.diagnostics()[0].message ==
-        "cannot polarize @main: operator node would be positive");
+  // What contradicts the rules is reported as inference reports it, whether
+  // @main alone says its polarities (the rest inferred) or every definition
+  // does (each laid out in one walk). The calls' sides the other way round:
+  // a negative reference; a redex that does not say; a positive operator; a
+  // variable positive at both ends; one that occurs once; a loop of
+  // variables through redexes.
+  struct Case {
+    const char *text;
+    net::PositiveSide side;
+    const char *message;
+    bool eraseLastVariable = false;
+  };
+  const Case cases[] = {
+      {program, net::PositiveSide::Rhs, "cannot polarize @main: reference @id would be negative"},
+      {program, net::PositiveSide::Unknown,
+       "cannot polarize @main: a redex does not say which side is positive"},
+      {"@main = (a $(1 a))\n@id = (a a)\n@two = 2\n", net::PositiveSide::Lhs,
+       "cannot polarize @main: operator node would be positive"},
+      {"@main = {a a}\n@id = (a a)\n@two = 2\n", net::PositiveSide::Lhs,
+       "cannot polarize @main: variable 'a' would be positive at both ends"},
+      {"@id = (a a)\n@two = 2\n@main = (a a)\n", net::PositiveSide::Lhs,
+       "variable 'a' occurs 1 time in @main, but a variable must occur exactly twice", true},
+      {"@main = * & a ~ b & b ~ a\n@id = (a a)\n@two = 2\n", net::PositiveSide::Lhs,
+       "cannot polarize @main: variable 'a' only links redexes into a closed loop"},
+  };
+  for (const Case &c : cases)
+    for (std::initializer_list<llvm::StringRef> names :
+         {std::initializer_list<llvm::StringRef>{"main"}, {"main", "id", "two"}}) {
+      INFO(std::string(c.text) << " given for " << names.size() << " definitions");
+      DiagnosticEngine diags(sm);
+      CHECK_FALSE(given(c.text, c.side, names, diags, c.eraseLastVariable));
+      REQUIRE(diags.diagnostics().size() == 1);
+      CHECK(diags.diagnostics()[0].message == c.message);
+    }
+  // Every definition is checked, each reporting its first contradiction.
+  DiagnosticEngine each(sm);
+  CHECK_FALSE(given("@main = {a a}\n@two = 2\n@id = (a a)\n", net::PositiveSide::Lhs,
+                    {"main", "id", "two"}, each, true));
+  REQUIRE(each.diagnostics().size() == 2);
+  CHECK(each.diagnostics()[1].message ==
+        "variable 'a' occurs 1 time in @id, but a variable must occur exactly twice");
 }
 
 TEST_CASE("a binder comes before its uses: (b (a (a b))) is λb.λa.(a, b)") {
