@@ -123,11 +123,21 @@ public:
   bool failed = false;
 
 private:
-  WireId def(Inst &&inst, llvm::StringRef hint) {
+  // Instructions are made in place at the end of the block being filled
+  // (an instruction is a hundred bytes: moving each one in costs). Its
+  // operands and nested blocks are emitted first: nothing is added to the
+  // block while it is being made.
+  Inst &place(InstKind kind, llvm::SMLoc loc) { return current->emplace_back(kind, loc); }
+  WireId out(Inst &inst, llvm::StringRef hint) {
     WireId w = wires.newWire(hint);
     inst.outs.push_back(w);
-    current->push_back(std::move(inst));
     return w;
+  }
+  WireId def(InstKind kind, llvm::SMLoc loc, std::initializer_list<WireId> ins,
+             llvm::StringRef hint) {
+    Inst &i = place(kind, loc);
+    i.ins.append(ins.begin(), ins.end());
+    return out(i, hint);
   }
 
   /// Emits a block's instructions (`emitBody` returns its result) into a
@@ -170,8 +180,7 @@ private:
         return it->second;
     diags.report(DiagKind::UnboundVariable, v->loc, "unbound variable '" + v->name.str() + "'");
     failed = true;
-    Inst era(InstKind::Era, v->loc);
-    return def(std::move(era), v->name);
+    return def(InstKind::Era, v->loc, {}, v->name);
   }
 
   /// Emits `body` into a new block with `params` bound to `names`.
@@ -207,7 +216,7 @@ private:
     case core::TermKind::Var: return lookup(cast<core::VarTerm>(t));
     case core::TermKind::Link: return unscopedWire(cast<core::LinkTerm>(t)->name);
     case core::TermKind::Ref: {
-      Inst i(InstKind::Ref, t->loc);
+      Inst &i = place(InstKind::Ref, t->loc);
       i.ref = cast<core::RefTerm>(t)->name;
       if (auto it = scratch.idOfName.find(i.ref.data()); it != scratch.idOfName.end())
         i.numb = it->second;
@@ -217,21 +226,18 @@ private:
         else
           refs->others.push_back(i.ref);
       }
-      return def(std::move(i), "r");
+      return out(i, "r");
     }
-    case core::TermKind::Era: return def(Inst(InstKind::Era, t->loc), "e");
-    case core::TermKind::Num: {
-      Inst i(InstKind::Num, t->loc);
-      i.numb = numbOf(cast<core::NumTerm>(t)->value);
-      return def(std::move(i), "n");
-    }
+    case core::TermKind::Era: return def(InstKind::Era, t->loc, {}, "e");
+    case core::TermKind::Num: return numWire(numbOf(cast<core::NumTerm>(t)->value), t->loc);
     case core::TermKind::Lam: {
       auto *lam = cast<core::LamTerm>(t);
       WireId param = lamParam(lam);
-      Inst i(InstKind::Lam, t->loc);
       llvm::StringRef name = lam->unscoped ? llvm::StringRef() : lam->var;
-      i.blocks.push_back(block({{name, param}}, lam->body));
-      return def(std::move(i), "f");
+      std::unique_ptr<Block> body = block({{name, param}}, lam->body);
+      Inst &i = place(InstKind::Lam, t->loc);
+      i.blocks.push_back(std::move(body));
+      return out(i, "f");
     }
     case core::TermKind::App: {
       auto *app = cast<core::AppTerm>(t);
@@ -240,9 +246,7 @@ private:
           return w;
       WireId f = emit(app->fun);
       WireId a = emit(app->arg);
-      Inst i(InstKind::App, t->loc);
-      i.ins = {f, a};
-      return def(std::move(i), "a");
+      return def(InstKind::App, t->loc, {f, a}, "a");
     }
     case core::TermKind::Let: {
       auto *let = cast<core::LetTerm>(t);
@@ -262,12 +266,11 @@ private:
     case core::TermKind::Dup: {
       auto *let = cast<core::LetPairTerm>(t);
       WireId value = emit(let->value);
-      Inst i(t->kind == core::TermKind::Dup ? InstKind::Dup : InstKind::Untup, t->loc);
-      i.ins = {value};
       WireId a = binder(let->first);
       WireId b = binder(let->second);
-      i.outs = {a, b};
-      current->push_back(std::move(i));
+      Inst &i = place(t->kind == core::TermKind::Dup ? InstKind::Dup : InstKind::Untup, t->loc);
+      i.ins.push_back(value);
+      i.outs.append({a, b});
       size_t depth = scope.size();
       bind(let->first, a);
       bind(let->second, b);
@@ -280,9 +283,8 @@ private:
       auto *pair = cast<core::PairTerm>(t);
       WireId a = emit(pair->first);
       WireId b = emit(pair->second);
-      Inst i(t->kind == core::TermKind::Sup ? InstKind::Sup : InstKind::Tup, t->loc);
-      i.ins = {a, b};
-      return def(std::move(i), t->kind == core::TermKind::Sup ? "s" : "t");
+      return t->kind == core::TermKind::Sup ? def(InstKind::Sup, t->loc, {a, b}, "s")
+                                            : def(InstKind::Tup, t->loc, {a, b}, "t");
     }
     case core::TermKind::Opr: return emitOpr(cast<core::OprTerm>(t));
     case core::TermKind::Swi: return emitSwi(cast<core::SwiTerm>(t));
@@ -299,35 +301,33 @@ private:
       return NoWire;
     size_t n = match.arms.size();
     WireId x = emit(match.scrutinee);
-    Inst i(InstKind::Match, t->loc);
-    i.ins = {x};
+    llvm::SmallVector<std::unique_ptr<Block>, 4> arms;
     for (size_t k = 0; k < n; ++k) {
       std::vector<std::pair<llvm::StringRef, WireId>> params;
       for (const core::LamTerm *lam : match.arms[k].fields)
         params.push_back({lam->var, binder(lam->var)});
-      i.blocks.push_back(block(params, match.arms[k].body));
+      arms.push_back(block(params, match.arms[k].body));
     }
-    return def(std::move(i), "m");
+    Inst &i = place(InstKind::Match, t->loc);
+    i.ins.push_back(x);
+    i.blocks.append(std::make_move_iterator(arms.begin()), std::make_move_iterator(arms.end()));
+    return out(i, "m");
   }
 
   WireId numWire(uint32_t numb, llvm::SMLoc loc) {
-    Inst i(InstKind::Num, loc);
+    Inst &i = place(InstKind::Num, loc);
     i.numb = numb;
-    return def(std::move(i), "n");
+    return out(i, "n");
   }
 
   WireId oprNum(WireId x, uint32_t numb, llvm::SMLoc loc) {
-    Inst i(InstKind::OprNum, loc);
-    i.ins = {x};
+    Inst &i = place(InstKind::OprNum, loc);
+    i.ins.push_back(x);
     i.numb = numb;
-    return def(std::move(i), "o");
+    return out(i, "o");
   }
 
-  WireId opr(WireId x, WireId y, llvm::SMLoc loc) {
-    Inst i(InstKind::Opr, loc);
-    i.ins = {x, y};
-    return def(std::move(i), "o");
-  }
+  WireId opr(WireId x, WireId y, llvm::SMLoc loc) { return def(InstKind::Opr, loc, {x, y}, "o"); }
 
   WireId emitOpr(const core::OprTerm *o) {
     uint32_t tag = opTag(o->op);
@@ -353,13 +353,11 @@ private:
 
   WireId emitSwi(const core::SwiTerm *s) {
     WireId scrutinee = emit(s->arg);
-    Inst i(InstKind::Swi, s->loc);
-    i.ins = {scrutinee};
-    i.blocks.push_back(block({}, s->zero));
+    std::unique_ptr<Block> zero = block({}, s->zero), succ;
     auto *succLam = llvm::dyn_cast<core::LamTerm>(s->succ);
     if (succLam && !succLam->unscoped) {
       WireId pred = lamParam(succLam);
-      i.blocks.push_back(block({{succLam->var, pred}}, succLam->body));
+      succ = block({{succLam->var, pred}}, succLam->body);
     } else {
       // A successor case that is not a λ receives the predecessor by application.
       WireId pred = wires.newWire("p", /*isUnscoped=*/false, nextRank++);
@@ -367,13 +365,15 @@ private:
       b->params.push_back(pred);
       fill(*b, [&] {
         WireId f = emit(s->succ);
-        Inst app(InstKind::App, s->loc);
-        app.ins = {f, pred};
-        return def(std::move(app), "a");
+        return def(InstKind::App, s->loc, {f, pred}, "a");
       });
-      i.blocks.push_back(std::move(b));
+      succ = std::move(b);
     }
-    return def(std::move(i), "w");
+    Inst &i = place(InstKind::Swi, s->loc);
+    i.ins.push_back(scrutinee);
+    i.blocks.push_back(std::move(zero));
+    i.blocks.push_back(std::move(succ));
+    return out(i, "w");
   }
 
   const core::Program &program;
