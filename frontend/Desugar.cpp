@@ -1700,7 +1700,7 @@ void Desugarer::applyArguments(const DefData &entry, llvm::ArrayRef<Expr *> args
   clones.clear();
   std::vector<Term *> terms;
   for (size_t i = 0; i < args.size(); ++i) {
-    defName = entry.name + "__arg" + std::to_string(i + 1);
+    defName = entry.name.str() + "__arg" + std::to_string(i + 1);
     terms.push_back(expr(args[i]));
   }
   // One definition in Bend: an unscoped variable may be bound in one argument

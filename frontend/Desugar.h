@@ -53,7 +53,7 @@ struct FileScope {
 };
 
 struct DefData {
-  std::string name;
+  llvm::StringRef name; // its key in Book::defs
   ast::FunDecl *fun = nullptr;
   ast::HvmDecl *hvm = nullptr;
   FileScope *file = nullptr;
@@ -64,8 +64,10 @@ struct DefData {
 };
 
 struct Book {
-  llvm::StringMap<DefData> defs;
-  std::vector<std::string> defOrder;
+  /// Its entries stay where they are made: DefData::name is the key, and
+  /// defOrder points at them. They go all at once, with the book.
+  llvm::StringMap<DefData, llvm::BumpPtrAllocator> defs;
+  std::vector<DefData *> defOrder;
   llvm::StringMap<CtrData *> ctrs;
   llvm::StringMap<AdtData *> adts;
   std::deque<CtrData> ctrStore;

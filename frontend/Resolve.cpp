@@ -84,6 +84,8 @@ private:
   void bindFile(FileScope &into, FileScope &from, StringRef stem, StringRef as, SourceRange at);
   bool hasLocal(const FileScope &f, StringRef name) const;
   void registerFile(FileScope &f);
+  /// A new definition of the book, `global` in `f`, in source order.
+  void addDefinition(llvm::StringRef global, ast::FunDecl *fun, ast::HvmDecl *hvm, FileScope &f);
   void defineName(const std::string &global, SourceRange range, bool builtin, bool isCtr);
   bool isFile(const std::string &p) const {
     return (unsaved && unsaved->count(p)) || llvm::sys::fs::is_regular_file(p);
@@ -313,6 +315,13 @@ void Loader::defineName(const std::string &global, SourceRange range, bool built
     d.notes.push_back(DiagNote{llvm::SMRange(), "'" + global + "' is a builtin"});
 }
 
+void Loader::addDefinition(llvm::StringRef global, ast::FunDecl *fun, ast::HvmDecl *hvm,
+                           FileScope &f) {
+  auto entry = book.defs.try_emplace(global, DefData{"", fun, hvm, &f, f.builtin}).first;
+  entry->second.name = entry->first();
+  book.defOrder.push_back(&entry->second);
+}
+
 void Loader::registerFile(FileScope &f) {
   for (Decl *d : f.module.decls) {
     if (auto *fun = llvm::dyn_cast<FunDecl>(d)) {
@@ -323,8 +332,7 @@ void Loader::registerFile(FileScope &f) {
       defineName(g, f.builtin ? SourceRange() : fun->nameRange, f.builtin, false);
       if (book.defs.count(g) || book.ctrs.count(g))
         continue;
-      book.defs[g] = DefData{g, fun, nullptr, &f, f.builtin};
-      book.defOrder.push_back(g);
+      addDefinition(g, fun, nullptr, f);
       if (fun->imp) {
         std::vector<std::string> names;
         for (const Param &p : fun->params)
@@ -338,8 +346,7 @@ void Loader::registerFile(FileScope &f) {
       defineName(g, f.builtin ? SourceRange() : h->range, f.builtin, false);
       if (book.defs.count(g))
         continue;
-      book.defs[g] = DefData{g, nullptr, h, &f, f.builtin};
-      book.defOrder.push_back(g);
+      addDefinition(g, nullptr, h, f);
       continue;
     }
     auto *t = llvm::dyn_cast<TypeDecl>(d);
@@ -521,13 +528,13 @@ void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
     for (llvm::StringRef r : refs.of(k))
       reach(r);
   }
-  for (const std::string &name : book.defOrder) {
-    const DefData &d = book.defs[name];
+  for (const DefData *def : book.defOrder) {
+    const DefData &d = *def;
     if (d.builtin || !d.fun || d.file != &mainFile ||
         (d.coreIndex != DefData::NoCoreIndex && reached[d.coreIndex]))
       continue;
     diags.report(DiagKind::UnusedDefinition, d.fun->nameRange.toSM(),
-                 "definition '" + name + "' is never used");
+                 "definition '" + d.name.str() + "' is never used");
   }
 }
 
@@ -562,8 +569,8 @@ std::unique_ptr<core::Program> buildProgram(llvm::SourceMgr &sm, unsigned mainBu
   {
     PhaseTimer timer("desugar", "Desugaring to Core");
     desugarer.emitConstructors();
-    for (const std::string &name : book.defOrder)
-      desugarer.emitDefinition(book.defs[name]);
+    for (DefData *def : book.defOrder)
+      desugarer.emitDefinition(*def);
     if (!args.empty())
       applyArguments(desugarer, book, *mainFile, args, diags);
   }
