@@ -1723,36 +1723,37 @@ void Desugarer::emitConstructors() {
     info.name = prog.save(adt.name);
     unsigned n = unsigned(adt.ctrs.size());
     for (CtrData *c : adt.ctrs) {
+      // Each name saved once (saving looks the text up).
       core::AdtInfo::Ctr ic;
       ic.name = prog.save(c->name);
       for (const std::string &f : c->fields)
         ic.fields.push_back(prog.save(f));
-      info.ctrs.push_back(ic);
       SMLoc loc = at(c->range);
       Term *body;
       if (prog.encoding == core::AdtEncoding::NumScott) {
         // λfields λx (x Type/Ctr/tag fields...)
-        std::string tagName = c->name + "/tag";
-        Term *t = app(var("%x", loc), ref(tagName, loc), loc);
-        for (const std::string &f : c->fields)
-          t = app(t, var(prog.save(f), loc), loc);
+        StringRef tagName = prog.save(c->name + "/tag");
+        Term *t = app(var("%x", loc), prog.make<core::RefTerm>(loc, tagName), loc);
+        for (StringRef f : ic.fields)
+          t = app(t, var(f, loc), loc);
         body = lam("%x", t, loc);
-        prog.defs.push_back(core::Definition{prog.save(tagName),
+        prog.defs.push_back(core::Definition{tagName,
                                              prog.make<core::NumTerm>(loc, core::Number::u24(c->index)),
                                              loc, adt.builtin});
       } else {
         // λfields λc0 ... λcn (ci fields...)
         std::string ci = "%c" + std::to_string(c->index);
         Term *t = var(prog.save(ci), loc);
-        for (const std::string &f : c->fields)
-          t = app(t, var(prog.save(f), loc), loc);
+        for (StringRef f : ic.fields)
+          t = app(t, var(f, loc), loc);
         body = t;
         for (unsigned i = n; i-- > 0;)
           body = lam(prog.save("%c" + std::to_string(i)), body, loc);
       }
-      for (auto it = c->fields.rbegin(); it != c->fields.rend(); ++it)
-        body = lam(prog.save(*it), body, loc);
-      prog.defs.push_back(core::Definition{prog.save(c->name), body, loc, adt.builtin});
+      for (auto it = ic.fields.rbegin(); it != ic.fields.rend(); ++it)
+        body = lam(*it, body, loc);
+      prog.defs.push_back(core::Definition{ic.name, body, loc, adt.builtin});
+      info.ctrs.push_back(std::move(ic));
     }
     prog.adts.push_back(std::move(info));
   }
