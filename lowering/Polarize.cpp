@@ -330,6 +330,15 @@ std::optional<rt::Book> Polarizer::run() {
 
 bool Polarizer::indexDefinitions() {
   defOfName.assign(book.names.size(), NoIndex);
+  // The runtime book at its full size at once: two slots per node, and a
+  // tree of n nodes has n + 1 leaves, so there are fewer slots than trees.
+  out.names.reserve(book.defs.size());
+  out.defs.reserve(book.defs.size());
+  out.slots.reserve(book.trees.size());
+  size_t redexes = 0;
+  for (const net::Def &d : book.defs)
+    redexes += d.redexes.size();
+  out.redexes.reserve(2 * redexes);
   bool ok = true;
   for (uint32_t id = 0; id < book.defs.size(); ++id) {
     const net::Def &d = book.defs[id];
