@@ -402,10 +402,11 @@ NetLowering::NetLowering(const Module &module, const NetOptions &options, net::B
   if (!wires)
     for (const Function &fn : module.functions)
       wires += fn.wireCount();
-  book.trees.reserve(book.trees.size() + wires + wires / 4);
-  book.defs.resize(book.defs.size() + module.functions.size());
   // Floating moves about 40% of a program into new functions: their trees
-  // come to some 60% of the others.
+  // come to some 60% of the others, and join the book's at the end (room
+  // for them too, so that they do not move the rest then).
+  book.trees.reserve(book.trees.size() + wires + wires * 2 / 3);
+  book.defs.resize(book.defs.size() + module.functions.size());
   state->laterTrees.reserve(wires * 2 / 3);
 }
 
