@@ -86,7 +86,10 @@ private:
   void registerFile(FileScope &f);
   /// A new definition of the book, `global` in `f`, in source order.
   void addDefinition(llvm::StringRef global, ast::FunDecl *fun, ast::HvmDecl *hvm, FileScope &f);
-  void defineName(const std::string &global, SourceRange range, bool builtin, bool isCtr);
+  /// Records that `global` is defined at `range`, or reports that it was
+  /// already (false). The names so recorded are those of the book's
+  /// definitions and constructors.
+  bool defineName(const std::string &global, SourceRange range, bool builtin, bool isCtr);
   bool isFile(const std::string &p) const {
     return (unsaved && unsaved->count(p)) || llvm::sys::fs::is_regular_file(p);
   }
@@ -296,12 +299,12 @@ void Loader::processImports(FileScope &f) {
       importOne(f, imp);
 }
 
-void Loader::defineName(const std::string &global, SourceRange range, bool builtin, bool isCtr) {
+bool Loader::defineName(const std::string &global, SourceRange range, bool builtin, bool isCtr) {
   auto [it, fresh] = firstDefinition.try_emplace(global, range);
   if (fresh) {
     if (isCtr)
       ctrNames.insert(global);
-    return;
+    return true;
   }
   (void)builtin;
   // A clash with a constructor, either way round, is about constructors.
@@ -313,6 +316,7 @@ void Loader::defineName(const std::string &global, SourceRange range, bool built
     d.notes.push_back(DiagNote{it->second.toSM(), "first defined here"});
   else
     d.notes.push_back(DiagNote{llvm::SMRange(), "'" + global + "' is a builtin"});
+  return false;
 }
 
 void Loader::addDefinition(llvm::StringRef global, ast::FunDecl *fun, ast::HvmDecl *hvm,
@@ -329,8 +333,7 @@ void Loader::registerFile(FileScope &f) {
         diags.report(DiagKind::ForbiddenName, fun->nameRange.toSM(),
                      forbiddenMessage(fun->name));
       std::string g = qualify(f.prefix, fun->name);
-      defineName(g, f.builtin ? SourceRange() : fun->nameRange, f.builtin, false);
-      if (book.defs.count(g) || book.ctrs.count(g))
+      if (!defineName(g, f.builtin ? SourceRange() : fun->nameRange, f.builtin, false))
         continue;
       addDefinition(g, fun, nullptr, f);
       if (fun->imp) {
@@ -343,8 +346,7 @@ void Loader::registerFile(FileScope &f) {
     }
     if (auto *h = llvm::dyn_cast<HvmDecl>(d)) {
       std::string g = qualify(f.prefix, h->name);
-      defineName(g, f.builtin ? SourceRange() : h->range, f.builtin, false);
-      if (book.defs.count(g))
+      if (!defineName(g, f.builtin ? SourceRange() : h->range, f.builtin, false))
         continue;
       addDefinition(g, nullptr, h, f);
       continue;
@@ -376,9 +378,7 @@ void Loader::registerFile(FileScope &f) {
       if (forbidden(c.name))
         diags.report(DiagKind::ForbiddenName, c.range.toSM(),
                      forbiddenMessage(c.name));
-      bool taken = book.ctrs.count(cg) || book.defs.count(cg);
-      defineName(cg, f.builtin ? SourceRange() : c.range, f.builtin, true);
-      if (taken)
+      if (!defineName(cg, f.builtin ? SourceRange() : c.range, f.builtin, true))
         continue;
       book.ctrStore.emplace_back();
       CtrData &ctr = book.ctrStore.back();
