@@ -108,37 +108,36 @@ public:
     // Builds the tree seen from `e` (an auxiliary port or the root): the
     // node whose principal port is at the other end, or a variable. A frame
     // says where the tree it builds goes: its parent's first or second child.
+    // Trees are made in pre-order: a node's first child right after it.
     auto treeAt = [&](End from) -> net::TreeId {
-      net::TreeId result;
+      net::TreeId result{uint32_t(book.trees.size())};
       work.clear();
-      work.push_back({from, net::TreeId(), 0});
+      work.push_back({from, NoParent});
       while (!work.empty()) {
         Frame f = work.pop_back_val();
         End other = peer(f.from);
         net::TreeId id;
-        uint32_t n = 0;
         if (other == NoEnd) {
           id = book.add(leaf(TreeKind::Era));
         } else if (other % 3 != 0 || other / 3 == 0) {
           id = book.add(leaf(TreeKind::Var, varName(f.from)));
         } else {
-          n = other / 3;
+          uint32_t n = other / 3;
           placed[n] = true;
           const Node &node = nodes[n];
           net::Tree tree = leaf(node.kind, node.value);
           tree.role = node.role;
+          bool inner = net::isNodeKind(node.kind);
+          if (inner)
+            tree.fst = net::TreeId{uint32_t(book.trees.size()) + 1};
           id = book.add(tree);
+          if (inner) {
+            work.push_back({end(n, 2), id.index});
+            work.push_back({end(n, 1), NoParent});
+          }
         }
-        if (f.child == 0)
-          result = id;
-        else if (f.child == 1)
-          book[f.parent].fst = id;
-        else
-          book[f.parent].snd = id;
-        if (n != 0 && net::isNodeKind(nodes[n].kind)) {
-          work.push_back({end(n, 2), id, 2});
-          work.push_back({end(n, 1), id, 1});
-        }
+        if (f.sndOf != NoParent)
+          book.trees[f.sndOf].snd = id;
       }
       return result;
     };
@@ -175,11 +174,14 @@ private:
     return t;
   }
 
+  /// A tree to build: the one seen from `from`, and the tree whose second
+  /// child it is (NoParent: the tree itself, or a first child, which is
+  /// always the tree made right after its parent).
   struct Frame {
     End from;
-    net::TreeId parent;
-    unsigned child; // 0: the tree itself; 1 or 2: the parent's first or second child
+    uint32_t sndOf;
   };
+  static constexpr uint32_t NoParent = ~0u;
 
   /// a, b, ..., z, aa, ab, ...: the k-th name, most significant letter first.
   static std::string freshName(unsigned k) {
