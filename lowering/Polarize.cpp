@@ -139,18 +139,16 @@ private:
   bool constrain();
   bool walk(Item start);
   bool visit(const Item &item, std::vector<Item> &stack);
-  bool constrainKnown();
-  bool walkKnown(KnownItem start);
-  bool visitKnown(const KnownItem &item);
-
-  // A book whose every definition is polarized: each laid out in one walk.
+  // A polarized definition, laid out in one walk.
   bool layOut(rt::DefInfo &defInfo);
   bool layOutTree(const KnownItem &item);
   void placeTerm(Position pos, rt::Term term, bool positive);
+  // Joining the variables of the definition laid out or built.
+  bool joinVariables(rt::DefInfo &defInfo);
   bool joinFrom(uint32_t end);
   bool joinRedexes();
   void emitSides(uint32_t a, uint32_t b);
-  /// A variable occurrence of the definition being laid out.
+  /// A variable occurrence of the definition being laid out or built.
   struct Occurrence {
     TreeId tree;
     uint32_t pos;               // packed Position
@@ -177,10 +175,6 @@ private:
   bool isPositive(TreeId t);
   rt::Term termOf(TreeId t);
   void setAt(Position pos, rt::Term term);
-  bool resolveFrom(TreeId end);
-  bool resolveRedexes();
-  void emitRedex(TreeId a, TreeId b);
-  TreeId redexSide(uint32_t redex, unsigned side) const;
 
   void propagateSafety();
   std::string varName(TreeId t) const { return book.names[book[t].value]; }
@@ -199,20 +193,16 @@ private:
   // Per tree, for the whole book (every tree belongs to one definition),
   // packed: a book holds millions of trees.
   enum Flag : uint8_t {
-    Seen = 1,     // some definition visited it
-    Resolved = 2, // a variable occurrence already given its term
-    Known = 4,    // in a polarized definition: its polarity is the next flag
-    Positive = 8,
+    Seen = 1, // some definition visited it
   };
   std::vector<uint8_t> flags;
-  /// A node tree's local node index; a variable occurrence's twin.
+  /// A node tree's local node index; a variable occurrence's twin (its
+  /// occurrence, once build has recorded them).
   std::vector<uint32_t> link;
   std::vector<uint32_t> where; // a variable occurrence's Position, packed
   uint32_t &nodeIndex(TreeId t) { return link[t.index]; }
   uint32_t &partner(uint32_t t) { return link[t]; }
   Position whereIs(uint32_t t) const { return Position::unpack(where[t]); }
-  bool resolved(uint32_t t) const { return flags[t] & Resolved; }
-  void markResolved(uint32_t t) { flags[t] |= Resolved; }
 
   // Per name, reset after each definition.
   std::vector<uint32_t> firstUse;
@@ -237,14 +227,9 @@ private:
 
   bool constrainDefinition(uint32_t id);
   void select(uint32_t id);
-  bool known(TreeId t) const { return flags[t.index] & Known; }
-  bool relationKnown(TreeId con) {
-    return known(con) || uf.sameSet(book[con].fst.index, con.index);
-  }
+  bool relationKnown(TreeId con) { return uf.sameSet(book[con].fst.index, con.index); }
   /// Whether a `(a b)` whose relation is known is a LAM or an APP.
   bool functionRelation(TreeId con) {
-    if (known(con))
-      return book[con].role == net::ConRole::Function;
     return uf.find(book[con].fst.index).parity != uf.find(con.index).parity;
   }
   void applyShape(uint32_t cls);
@@ -262,7 +247,10 @@ private:
   std::vector<TreeId> arguments;
   std::vector<uint8_t> redexUsed;
   std::vector<Item> walkStack; // walk()'s
-  std::vector<KnownItem> knownStack; // walkKnown()'s
+  std::vector<KnownItem> knownStack; // layOut()'s
+  /// The `(a b)` trees of polarized definitions, where others are inferred:
+  /// what they are is known to shape inference from the start.
+  std::vector<TreeId> polarizedCons;
   uint32_t nodeCount = 0;
   uint32_t slotBase = 0;
   bool unknownRoles = false; // some `(a b)` does not say whether it is a function
@@ -273,30 +261,27 @@ private:
 std::optional<rt::Book> Polarizer::run() {
   if (!indexDefinitions())
     return std::nullopt;
-  if (!inferring) {
-    // Each definition alone, in one walk: nothing flows between them.
-    bool ok = true;
-    for (uint32_t id = 0; id < book.defs.size(); ++id) {
+  // A polarized definition is laid out alone, in one walk: its polarities
+  // are given, and what its `(a b)` nodes are is known to inference from the
+  // start. The others' constraints come first, every definition checked in
+  // the book's order.
+  out.defs.resize(book.defs.size());
+  if (inferring) {
+    link.assign(book.trees.size(), NoIndex);
+    where.resize(book.trees.size());
+    states.resize(book.defs.size());
+    allTrees.reserve(book.trees.size()); // each tree is in one definition
+  }
+  bool ok = true;
+  for (uint32_t id = 0; id < book.defs.size(); ++id) {
+    if (book.defs[id].polarized) {
       defId = id;
       def = &book.defs[id];
-      out.defs.emplace_back();
-      ok &= layOut(out.defs.back());
+      ok &= layOut(out.defs[id]);
+    } else {
+      ok &= constrainDefinition(id);
     }
-    if (!ok)
-      return std::nullopt;
-    propagateSafety();
-    for (rt::DefInfo &d : out.defs)
-      rt::analyzeSwitch(d, out.slots.data());
-    return std::move(out);
   }
-  link.assign(book.trees.size(), NoIndex);
-  where.resize(book.trees.size());
-  // Constraints of every definition first.
-  states.resize(book.defs.size());
-  allTrees.reserve(book.trees.size()); // each tree is in one definition
-  bool ok = true;
-  for (uint32_t id = 0; id < book.defs.size(); ++id)
-    ok &= constrainDefinition(id);
   if (!ok)
     return std::nullopt;
   // Then which `(a b)` is a function and which a pair flows between
@@ -307,6 +292,9 @@ std::optional<rt::Book> Polarizer::run() {
   // tree's class is None, and there is nothing to decide.)
   if (unknownRoles) {
     std::vector<ConShape> known(book.trees.size(), ConShape::Unknown);
+    for (TreeId con : polarizedCons)
+      known[con.index] =
+          book[con].role == net::ConRole::Function ? ConShape::Function : ConShape::Pair;
     for (const DefState &st : states)
       for (TreeId con : consOf(st))
         if (relationKnown(con))
@@ -315,10 +303,11 @@ std::optional<rt::Book> Polarizer::run() {
     decideShapes();
   }
   for (uint32_t id = 0; id < book.defs.size(); ++id) {
+    if (book.defs[id].polarized)
+      continue;
     select(id);
     applyDefaults();
-    out.defs.emplace_back();
-    if (!build(out.defs.back()))
+    if (!build(out.defs[id]))
       return std::nullopt;
   }
   propagateSafety();
@@ -333,7 +322,6 @@ bool Polarizer::indexDefinitions() {
   // The runtime book at its full size at once: two slots per node, and a
   // tree of n nodes has n + 1 leaves, so there are fewer slots than trees.
   out.names.reserve(book.defs.size());
-  out.defs.reserve(book.defs.size());
   out.slots.reserve(book.trees.size());
   size_t redexes = 0;
   for (const net::Def &d : book.defs)
@@ -368,7 +356,7 @@ bool Polarizer::constrainDefinition(uint32_t id) {
   st.consBegin = consBegin = uint32_t(allCons.size());
   nodeCount = 0;
   hasDup = false;
-  bool ok = (def->polarized ? constrainKnown() : constrain()) && checkUseCounts();
+  bool ok = constrain() && checkUseCounts();
   for (uint32_t name : usedNames) {
     firstUse[name] = NoIndex;
     useCount[name] = 0;
@@ -545,113 +533,22 @@ bool Polarizer::visitVar(TreeId t) {
   uint32_t first = firstUse[name];
   partner(t.index) = first;
   partner(first) = t.index;
-  if (known(t) ? isPositive(t) != isPositive(TreeId{first}) : uf.unite(t.index, first, true))
+  if (uf.unite(t.index, first, true))
     return true;
   const char *both = "have the same polarity at both ends";
-  if (known(t) || uf.sameSet(first, positive))
+  if (uf.sameSet(first, positive))
     both = isPositive(TreeId{first}) ? "be positive at both ends" : "be negative at both ends";
   return fail(t, "variable '" + varName(t) + "' would " + both);
 }
 
-// A polarized definition says each tree's polarity through its parent's:
-// the root is positive, a redex says which side is, and a child has its
-// parent's polarity but for the argument of a λ or an application (the
-// other one) and the first child of an operator or a switch (positive).
-// Nothing is inferred; what contradicts the rules is reported as inference
-// would.
-bool Polarizer::constrainKnown() {
-  if (!walkKnown(KnownItem{def->root, {Position::Root, 0}, true}))
-    return false;
-  rootConCount = allCons.size() - consBegin;
-  for (uint32_t r = 0; r < def->redexes.size(); ++r) {
-    const net::Redex &redex = def->redexes[r];
-    if (redex.positive == net::PositiveSide::Unknown)
-      return fail(redex.lhs, "a redex does not say which side is positive");
-    bool lhsPositive = redex.positive == net::PositiveSide::Lhs;
-    if (!walkKnown(KnownItem{redex.lhs, {Position::RedexSide, 2 * r}, lhsPositive}) ||
-        !walkKnown(KnownItem{redex.rhs, {Position::RedexSide, 2 * r + 1}, !lhsPositive}))
-      return false;
-  }
-  return true;
-}
-
-bool Polarizer::walkKnown(KnownItem start) {
-  std::vector<KnownItem> &stack = knownStack;
-  stack.assign(1, start);
-  while (!stack.empty()) {
-    KnownItem item = stack.back();
-    stack.pop_back();
-    if (!visitKnown(item))
-      return false;
-  }
-  return true;
-}
-
-bool Polarizer::visitKnown(const KnownItem &item) {
-  TreeId t = item.tree;
-  assert(t.valid() && t.index < book.trees.size() && "tree id out of range");
-  if (flags[t.index] & Seen)
-    return fail(t, "this tree is used twice");
-  flags[t.index] |= Seen | Known | (item.positive ? Positive : 0);
-  allTrees.push_back(t);
-
-  const net::Tree &tree = book[t];
-  switch (tree.kind) {
-  case TreeKind::Era: return true;
-  case TreeKind::Num:
-    if (!item.positive)
-      return fail(t, "number " + rt::num::showNumb(tree.value) + " would be negative");
-    return true;
-  case TreeKind::Ref: {
-    uint32_t target = defOfName[tree.value];
-    if (target == NoIndex) {
-      diags.report(DiagKind::HvmUnboundReference, book.loc(t),
-                   "reference to undefined definition @" + book.names[tree.value]);
-      return false;
-    }
-    references.push_back({target, defId});
-    if (!item.positive)
-      return fail(t, "reference @" + book.names[tree.value] + " would be negative");
-    return true;
-  }
-  case TreeKind::Var: where[t.index] = item.pos.packed(); return visitVar(t);
-  default: break;
-  }
-
-  uint32_t node = nodeCount++;
-  nodeIndex(t) = node;
-  KnownItem fst{tree.fst, {Position::Slot, 2 * node}, item.positive};
-  KnownItem snd{tree.snd, {Position::Slot, 2 * node + 1}, item.positive};
-  switch (tree.kind) {
-  case TreeKind::Con:
-    if (tree.role == net::ConRole::Unknown)
-      return fail(t, "a node of a polarized definition does not say what it is");
-    if (item.switchCases)
-      fst.positive = true;
-    else if (tree.role == net::ConRole::Function)
-      fst.positive = !item.positive;
-    if (!item.switchCases)
-      allCons.push_back(t);
-    break;
-  case TreeKind::Dup: hasDup = true; break;
-  case TreeKind::Opr:
-  case TreeKind::Swi:
-    if (item.positive)
-      return fail(t, tree.kind == TreeKind::Opr ? "operator node would be positive"
-                                                : "switch node would be positive");
-    fst.positive = true;
-    fst.switchCases = tree.kind == TreeKind::Swi;
-    break;
-  default: llvm_unreachable("leaves are handled above");
-  }
-  knownStack.push_back(snd);
-  knownStack.push_back(fst);
-  return true;
-}
-
-// Laying out a polarized definition: its trees are walked as
-// constrainKnown walks them (so nodes are numbered alike), each term placed
-// as its tree is met; variables are joined at the end, as build does.
+// Laying out a polarized definition, whose trees say their polarities
+// through their parents': the root is positive, a redex says which side is,
+// and a child has its parent's polarity but for the argument of a λ or an
+// application (the other one) and the first child of an operator or a
+// switch (positive). Nothing is inferred; what contradicts the rules is
+// reported as inference would. The trees are walked in the order constrain
+// walks them (so nodes are numbered alike), each term placed as its tree is
+// met; variables are joined at the end, as build does.
 bool Polarizer::layOut(rt::DefInfo &defInfo) {
   info = &defInfo;
   slotBase = uint32_t(out.slots.size());
@@ -701,16 +598,7 @@ bool Polarizer::layOut(rt::DefInfo &defInfo) {
   defInfo.safe = !hasDup;
   if (!ok)
     return false;
-  redexUsed.assign(def->redexes.size(), 0);
-  for (uint32_t k = 0; k < occurrences.size(); ++k)
-    if (Position::unpack(occurrences[k].pos).kind != Position::RedexSide &&
-        !occurrences[k].joined && !joinFrom(k))
-      return false;
-  if (!joinRedexes())
-    return false;
-  defInfo.redexCount = uint32_t(out.redexes.size() - defInfo.firstRedex) / 2;
-  assert(rt::isPositive(defInfo.root) && "a definition's root must be positive");
-  return true;
+  return joinVariables(defInfo);
 }
 
 bool Polarizer::layOutTree(const KnownItem &item) {
@@ -780,6 +668,8 @@ bool Polarizer::layOutTree(const KnownItem &item) {
         fst.positive = true;
       else if (tree.role == net::ConRole::Function)
         fst.positive = !pos;
+      if (inferring && !item.switchCases)
+        polarizedCons.push_back(t);
       term = rt::nodeTerm(rt::tag::node(rt::Kind::Con, pos, fst.positive), node);
     } else if (tree.kind == TreeKind::Dup) {
       hasDup = true;
@@ -810,7 +700,24 @@ void Polarizer::placeTerm(Position pos, rt::Term term, bool positive) {
   setAt(pos, term);
 }
 
-/// As resolveFrom, for the occurrence `end` of the definition laid out.
+/// Joins the variables of the definition laid out or built: each occurrence
+/// in a slot or at the root first, in pre-order, then the redexes.
+bool Polarizer::joinVariables(rt::DefInfo &defInfo) {
+  redexUsed.assign(def->redexes.size(), 0);
+  for (uint32_t k = 0; k < occurrences.size(); ++k)
+    if (Position::unpack(occurrences[k].pos).kind != Position::RedexSide &&
+        !occurrences[k].joined && !joinFrom(k))
+      return false;
+  if (!joinRedexes())
+    return false;
+  defInfo.redexCount = uint32_t(out.redexes.size() - defInfo.firstRedex) / 2;
+  assert(rt::isPositive(defInfo.root) && "a definition's root must be positive");
+  return true;
+}
+
+/// Follows the wire from the variable occurrence `end`, in a slot or at the
+/// root, through redexes whose sides are variables, to the tree or the
+/// variable occurrence at its other end, and gives both ends their terms.
 bool Polarizer::joinFrom(uint32_t end) {
   uint32_t u = occurrences[end].partner;
   for (;;) {
@@ -839,7 +746,9 @@ bool Polarizer::joinFrom(uint32_t end) {
   }
 }
 
-/// As resolveRedexes, for the definition laid out.
+/// Emits the redexes between trees, following wires through redexes whose
+/// sides are variables (`& T ~ x & x ~ U` is `& T ~ U`). Redexes left over
+/// link only variables to each other in a closed loop.
 bool Polarizer::joinRedexes() {
   for (uint32_t r = 0; r < def->redexes.size(); ++r) {
     if (redexUsed[r])
@@ -951,15 +860,12 @@ void Polarizer::applyDefaults() {
     for (TreeId con : arguments)
       decide(con);
   }
-  if (!def->polarized)
-    for (const net::Redex &redex : def->redexes)
-      if (!uf.sameSet(redex.lhs.index, positive))
-        uf.unite(redex.lhs.index, positive, true);
+  for (const net::Redex &redex : def->redexes)
+    if (!uf.sameSet(redex.lhs.index, positive))
+      uf.unite(redex.lhs.index, positive, true);
 }
 
 bool Polarizer::isPositive(TreeId t) {
-  if (known(t))
-    return flags[t.index] & Positive;
   ParityUnionFind::Root r = uf.find(t.index), p = uf.find(positive);
   assert(r.root == p.root && "polarity left undecided");
   return r.parity == p.parity;
@@ -994,11 +900,6 @@ void Polarizer::setAt(Position pos, rt::Term term) {
   llvm_unreachable("redex sides hold no variables after substitution");
 }
 
-TreeId Polarizer::redexSide(uint32_t redex, unsigned side) const {
-  const net::Redex &r = def->redexes[redex];
-  return side == 0 ? r.lhs : r.rhs;
-}
-
 bool Polarizer::build(rt::DefInfo &defInfo) {
   info = &defInfo;
   slotBase = uint32_t(out.slots.size());
@@ -1020,96 +921,33 @@ bool Polarizer::build(rt::DefInfo &defInfo) {
   if (book[def->root].kind != TreeKind::Var)
     defInfo.root = termOf(def->root);
 
-  redexUsed.assign(def->redexes.size(), 0);
-  for (TreeId t : trees)
-    if (book[t].kind == TreeKind::Var && whereIs(t.index).kind != Position::RedexSide &&
-        !resolved(t.index) && !resolveFrom(t))
-      return false;
-  if (!resolveRedexes())
-    return false;
-  defInfo.redexCount = uint32_t(out.redexes.size() - defInfo.firstRedex) / 2;
-  assert(rt::isPositive(defInfo.root) && "a definition's root must be positive");
-  return true;
-}
-
-/// Follows the wire from a variable occurrence in a slot or at the root through
-/// redexes whose sides are variables, to the tree or the variable occurrence
-/// at its other end, and gives both ends their terms.
-bool Polarizer::resolveFrom(TreeId end) {
-  uint32_t u = partner(end.index);
-  for (;;) {
-    Position pos = whereIs(u);
-    if (pos.kind != Position::RedexSide) {
-      TreeId other{u};
-      markResolved(end.index);
-      markResolved(u);
-      TreeId neg = isPositive(end) ? other : end;
-      TreeId posEnd = isPositive(end) ? end : other;
-      Position negAt = whereIs(neg.index);
-      assert(negAt.kind == Position::Slot && "a negative end is always in a slot");
-      setAt(negAt, rt::subTerm());
-      setAt(whereIs(posEnd.index), rt::varTerm(negAt.index));
-      return true;
-    }
-    uint32_t redex = pos.index / 2;
-    if (redexUsed[redex])
-      return failLoop(end);
-    redexUsed[redex] = 1;
-    TreeId across = redexSide(redex, (pos.index % 2) ^ 1);
-    if (book[across].kind != TreeKind::Var) {
-      markResolved(end.index);
-      setAt(whereIs(end.index), termOf(across));
-      return true;
-    }
-    u = partner(across.index);
-  }
-}
-
-/// Emits the redexes between trees, following wires through redexes whose
-/// sides are variables (`& T ~ x & x ~ U` is `& T ~ U`). Redexes left over
-/// link only variables to each other in a closed loop.
-bool Polarizer::resolveRedexes() {
-  for (uint32_t r = 0; r < def->redexes.size(); ++r) {
-    if (redexUsed[r])
-      continue;
-    TreeId lhs = redexSide(r, 0), rhs = redexSide(r, 1);
-    bool lhsVar = book[lhs].kind == TreeKind::Var, rhsVar = book[rhs].kind == TreeKind::Var;
-    if (lhsVar && rhsVar)
-      continue;
-    redexUsed[r] = 1;
-    if (!lhsVar && !rhsVar) {
-      emitRedex(lhs, rhs);
-      continue;
-    }
-    TreeId start = lhsVar ? rhs : lhs;
-    TreeId var = lhsVar ? lhs : rhs;
-    for (;;) {
-      uint32_t u = partner(var.index);
-      Position pos = whereIs(u);
-      assert(pos.kind == Position::RedexSide && "slot ends are resolved first");
-      uint32_t next = pos.index / 2;
-      if (redexUsed[next])
-        return failLoop(var);
-      redexUsed[next] = 1;
-      TreeId across = redexSide(next, (pos.index % 2) ^ 1);
-      if (book[across].kind != TreeKind::Var) {
-        emitRedex(start, across);
-        break;
-      }
-      var = across;
+  // The variables and the redex sides as layOut records them, joined the
+  // same way: a variable's twin, until now a tree, becomes its occurrence.
+  occurrences.clear();
+  size_t sides = 2 * def->redexes.size();
+  sideOccurrence.assign(sides, NoIndex);
+  sideTerm.assign(sides, 0);
+  sidePositive.assign(sides, 0);
+  for (uint32_t side = 0; side < sides; ++side) {
+    const net::Redex &redex = def->redexes[side / 2];
+    TreeId t = side % 2 ? redex.rhs : redex.lhs;
+    if (book[t].kind != TreeKind::Var) {
+      sideTerm[side] = termOf(t);
+      sidePositive[side] = isPositive(t);
     }
   }
-  for (uint32_t r = 0; r < def->redexes.size(); ++r)
-    if (!redexUsed[r])
-      return failLoop(redexSide(r, 0));
-  return true;
-}
-
-void Polarizer::emitRedex(TreeId a, TreeId b) {
-  if (isPositive(a))
-    std::swap(a, b);
-  out.redexes.push_back(termOf(a));
-  out.redexes.push_back(termOf(b));
+  for (TreeId t : trees) {
+    if (book[t].kind != TreeKind::Var)
+      continue;
+    uint32_t k = uint32_t(occurrences.size());
+    occurrences.push_back({t, where[t.index], partner(t.index), isPositive(t)});
+    if (whereIs(t.index).kind == Position::RedexSide)
+      sideOccurrence[whereIs(t.index).index] = k;
+    partner(t.index) = k;
+  }
+  for (Occurrence &o : occurrences)
+    o.partner = partner(o.partner);
+  return joinVariables(defInfo);
 }
 
 // As HVM2 does: a definition that refers to an unsafe one is unsafe too.

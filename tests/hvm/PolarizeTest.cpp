@@ -64,6 +64,14 @@ struct Polarized {
 };
 
 /// The only diagnostics of a book that must not polarize.
+/// Reads `text` as a book in `diags`' source manager.
+std::optional<net::Book> readBook(llvm::StringRef text, DiagnosticEngine &diags) {
+  return readHvmBook(diags.sourceMgr(),
+                     diags.sourceMgr().AddNewSourceBuffer(
+                         llvm::MemoryBuffer::getMemBufferCopy(text, "t.hvm"), llvm::SMLoc()),
+                     diags);
+}
+
 std::string rejection(llvm::StringRef text) {
   Polarized p(text);
   REQUIRE_MESSAGE(p.net, p.messages());
@@ -386,11 +394,7 @@ TEST_CASE("books built without the reader are checked too") {
 TEST_CASE("a (a b) a compiler says is a function or a pair is taken at its word") {
   // Reads `text`, gives @main's root `(a b)` `role`, and polarizes it.
   auto withRole = [](llvm::StringRef text, net::ConRole role, DiagnosticEngine &diags) {
-    std::optional<net::Book> book = readHvmBook(
-        diags.sourceMgr(),
-        diags.sourceMgr().AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "t.hvm"),
-                                             llvm::SMLoc()),
-        diags);
+    std::optional<net::Book> book = readBook(text, diags);
     REQUIRE(book);
     net::Tree &root = (*book)[book->defs[0].root];
     REQUIRE(root.kind == net::TreeKind::Con);
@@ -419,11 +423,7 @@ TEST_CASE("a polarized definition's polarities come from its parents, checked as
   auto given = [](llvm::StringRef text, net::PositiveSide side,
                   std::initializer_list<llvm::StringRef> names, DiagnosticEngine &diags,
                   bool eraseLastVariable = false) {
-    std::optional<net::Book> book = readHvmBook(
-        diags.sourceMgr(),
-        diags.sourceMgr().AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "t.hvm"),
-                                             llvm::SMLoc()),
-        diags);
+    std::optional<net::Book> book = readBook(text, diags);
     REQUIRE(book);
     // A variable made an eraser: its name occurs once (the reader would
     // not have it).
@@ -501,6 +501,31 @@ TEST_CASE("a polarized definition's polarities come from its parents, checked as
   REQUIRE(each.diagnostics().size() == 2);
   CHECK(each.diagnostics()[1].message ==
         "variable 'a' occurs 1 time in @id, but a variable must occur exactly twice");
+}
+
+TEST_CASE("what a polarized definition's (a b) is flows to the definitions inferred") {
+  // @mk alone does not say whether `(* *)` is a λ or a pair, nor does @main
+  // whether it applies @mk (and returns a λ) or takes it apart (and returns
+  // a pair). Polarized, @mk says a pair, and @main, inferred, takes it apart
+  // as one (UNT), where inference alone guesses an application.
+  auto mainTakesApart = [](bool polarized) {
+    llvm::SourceMgr sm;
+    DiagnosticEngine diags(sm);
+    std::optional<net::Book> book = readBook("@main = (a b) & @mk ~ (a b)\n@mk = (* *)\n", diags);
+    REQUIRE(book);
+    net::Def &mk = book->defs[1];
+    if (polarized) {
+      (*book)[mk.root].role = net::ConRole::Pair;
+      mk.polarized = true;
+    }
+    std::optional<Book> out = polarize(*book, diags);
+    REQUIRE(out);
+    const DefInfo &main = out->defs[0];
+    REQUIRE(main.redexCount == 1);
+    return tagOf(out->redexes[main.firstRedex]); // the negative side
+  };
+  CHECK(mainTakesApart(true) == tag::Unt);
+  CHECK(mainTakesApart(false) == tag::App);
 }
 
 TEST_CASE("a binder comes before its uses: (b (a (a b))) is λb.λa.(a, b)") {
