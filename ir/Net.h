@@ -7,6 +7,7 @@
 #include "runtime/common/Term.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Allocator.h"
 #include "llvm/Support/SMLoc.h"
 
 #include <cstdint>
@@ -86,14 +87,22 @@ struct Book {
   /// compiler makes have none, and take no room here.
   std::vector<llvm::SMLoc> locs;
   uint32_t locsBegin = 0;
-  std::vector<std::string> names; // interned variable and definition names
-  llvm::StringMap<uint32_t> nameIds;
+  /// Interned variable and definition names: the keys of `nameIds`, whose
+  /// entries stay where they are made (and go all at once).
+  std::vector<llvm::StringRef> names;
+  llvm::StringMap<uint32_t, llvm::BumpPtrAllocator> nameIds;
   std::vector<Def> defs; // in source order
+
+  Book() = default;
+  Book(Book &&) = default;
+  Book &operator=(Book &&) = default;
+  Book(const Book &) = delete; // `names` point into this book's own table
+  Book &operator=(const Book &) = delete;
 
   uint32_t intern(llvm::StringRef name) {
     auto [it, inserted] = nameIds.try_emplace(name, uint32_t(names.size()));
     if (inserted)
-      names.emplace_back(name);
+      names.push_back(it->first());
     return it->second;
   }
   TreeId add(Tree t) {

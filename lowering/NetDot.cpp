@@ -71,7 +71,7 @@ uint32_t DotWriter::addTreeNode(const net::Tree &tree) {
   case TreeKind::Swi: return addNode("?", "shape=circle");
   case TreeKind::Era: return addNode("*", "shape=circle");
   case TreeKind::Num: return addNode(rt::num::showNumb(tree.value), "shape=box");
-  case TreeKind::Ref: return addNode("@" + book.names[tree.value], "shape=box");
+  case TreeKind::Ref: return addNode("@" + book.names[tree.value].str(), "shape=box");
   case TreeKind::Var: break;
   }
   llvm_unreachable("a variable is an edge, not a node");

@@ -177,7 +177,7 @@ private:
   void setAt(Position pos, rt::Term term);
 
   void propagateSafety();
-  std::string varName(TreeId t) const { return book.names[book[t].value]; }
+  std::string varName(TreeId t) const { return book.names[book[t].value].str(); }
 
   const net::Book &book;
   DiagnosticEngine &diags;
@@ -332,12 +332,12 @@ bool Polarizer::indexDefinitions() {
     const net::Def &d = book.defs[id];
     if (defOfName[d.name] != NoIndex) {
       diags.report(DiagKind::HvmDuplicateDefinition, d.loc,
-                   "duplicate definition of @" + book.names[d.name]);
+                   "duplicate definition of @" + book.names[d.name].str());
       ok = false;
       continue;
     }
     defOfName[d.name] = id;
-    out.names.push_back(book.names[d.name]);
+    out.names.push_back(book.names[d.name].str());
   }
   auto main = book.nameIds.find("main");
   if (main == book.nameIds.end() || defOfName[main->second] == NoIndex) {
@@ -415,7 +415,7 @@ void Polarizer::decideShapes() {
 
 bool Polarizer::fail(TreeId at, const std::string &what) {
   diags.report(DiagKind::HvmPolarity, book.loc(at),
-               "cannot polarize @" + book.names[def->name] + ": " + what);
+               "cannot polarize @" + book.names[def->name].str() + ": " + what);
   return false;
 }
 
@@ -471,16 +471,16 @@ bool Polarizer::visit(const Item &item, std::vector<Item> &stack) {
       return fail(t, "number " + rt::num::showNumb(tree.value) + " would be negative");
     return true;
   case TreeKind::Ref: {
-    const std::string &name = book.names[tree.value];
+    llvm::StringRef name = book.names[tree.value];
     uint32_t target = defOfName[tree.value];
     if (target == NoIndex) {
       diags.report(DiagKind::HvmUnboundReference, book.loc(t),
-                   "reference to undefined definition @" + name);
+                   "reference to undefined definition @" + name.str());
       return false;
     }
     references.push_back({target, defId});
     if (!uf.unite(t.index, positive, false))
-      return fail(t, "reference @" + name + " would be negative");
+      return fail(t, "reference @" + name.str() + " would be negative");
     return true;
   }
   case TreeKind::Var: where[t.index] = item.pos.packed(); return visitVar(t);
@@ -643,12 +643,12 @@ bool Polarizer::layOutTree(const KnownItem &item) {
     uint32_t target = defOfName[tree.value];
     if (target == NoIndex) {
       diags.report(DiagKind::HvmUnboundReference, book.loc(t),
-                   "reference to undefined definition @" + book.names[tree.value]);
+                   "reference to undefined definition @" + book.names[tree.value].str());
       return false;
     }
     references.push_back({target, defId});
     if (!pos)
-      return fail(t, "reference @" + book.names[tree.value] + " would be negative");
+      return fail(t, "reference @" + book.names[tree.value].str() + " would be negative");
     term = rt::refTerm(target);
     break;
   }
@@ -801,8 +801,8 @@ bool Polarizer::checkUseCounts() {
       continue;
     std::string times = count == 1 ? "1 time" : std::to_string(count) + " times";
     diags.report(DiagKind::HvmVariableCount, book.loc(TreeId{firstUse[name]}),
-                 "variable '" + book.names[name] + "' occurs " + times + " in @" +
-                     book.names[def->name] + ", but a variable must occur exactly twice");
+                 "variable '" + book.names[name].str() + "' occurs " + times + " in @" +
+                     book.names[def->name].str() + ", but a variable must occur exactly twice");
     ok = false;
   }
   return ok;

@@ -253,7 +253,7 @@ struct INet {
     Port ports[3];
   };
   std::vector<Node> nodes;
-  const std::vector<std::string> *names = nullptr;
+  const std::vector<llvm::StringRef> *names = nullptr;
   /// Whether the tree below each node is closed: no wire leaves it.
   std::vector<bool> closed;
 
@@ -1635,7 +1635,7 @@ std::string print(const Terms &terms, TermId root) {
 /// only a linear readback (never done on results) would notice.
 class NetTextParser {
 public:
-  NetTextParser(llvm::StringRef text, std::vector<std::string> &refNames)
+  NetTextParser(llvm::StringRef text, std::vector<llvm::StringRef> &refNames)
       : text(text), refNames(refNames) {}
 
   std::optional<INet> parse() {
@@ -1769,7 +1769,7 @@ private:
   uint32_t refIndex(llvm::StringRef name) {
     auto [it, inserted] = refIds.try_emplace(name, uint32_t(refNames.size()));
     if (inserted)
-      refNames.push_back(name.str());
+      refNames.push_back(name); // a piece of the text, which outlives the net
     return it->second;
   }
 
@@ -1845,7 +1845,7 @@ private:
 
   llvm::StringRef text;
   size_t pos = 0;
-  std::vector<std::string> &refNames;
+  std::vector<llvm::StringRef> &refNames;
   llvm::StringMap<uint32_t> refIds;
   INet net;
   llvm::StringRef rootVar;
@@ -1885,7 +1885,7 @@ ReadbackResult readbackBend(llvm::StringRef normalForm, const net::Book &compile
   Expander expander(compiled, terms);
   TermId root;
   {
-    std::vector<std::string> refNames;
+    std::vector<llvm::StringRef> refNames;
     std::optional<INet> net = NetTextParser(normalForm, refNames).parse();
     if (!net) {
       result.warnings.push_back("Failed to parse result from HVM (invalid net).");

@@ -234,7 +234,7 @@ bool Reader::registerDefinition(uint32_t name, llvm::SMLoc loc) {
   if (inserted)
     return true;
   Diagnostic &d = diags.report(DiagKind::HvmDuplicateDefinition, loc,
-                               "duplicate definition of @" + book.names[name]);
+                               "duplicate definition of @" + book.names[name].str());
   d.notes.push_back({llvm::SMRange(it->second, it->second), "previous definition is here"});
   return false;
 }
@@ -374,7 +374,7 @@ void Reader::checkReferences() {
   for (auto [name, loc] : references)
     if (!defined.count(name) && !(definedOutside && definedOutside(book.names[name])))
       diags.report(DiagKind::HvmUnboundReference, loc,
-                   "reference to undefined definition @" + book.names[name]);
+                   "reference to undefined definition @" + book.names[name].str());
 }
 
 void Reader::checkMain() {
