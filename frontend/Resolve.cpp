@@ -511,7 +511,10 @@ void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
     assert(prog.save(d.name).data() == d.name.data() && "a definition's name is not saved");
 #endif
   // Reachability from the entry point, over definitions by their place
-  // (found by the name's pointer: Core saves each name once).
+  // (found by the name's pointer: Core saves each name once), for the
+  // warning about what is never used, where it is on.
+  if (diags.warningAction(DiagKind::UnusedDefinition) == WarningAction::Allow)
+    return;
   llvm::DenseMap<const char *, uint32_t> indexOf = prog.definitionIndex();
   std::vector<bool> reached(prog.defs.size(), false);
   llvm::SmallVector<unsigned, 64> work;
