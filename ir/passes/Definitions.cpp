@@ -7,7 +7,9 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <functional>
+#include <memory>
 
 namespace bendc::hir {
 
@@ -56,6 +58,54 @@ void inlineAt(Function &into, Block &block, size_t index, const Function &from) 
                      std::make_move_iterator(copied.end()));
 }
 
+/// Where each wire a block's instructions make is made: the instruction's
+/// index. A block's wires are mostly numbered in a run (as Core to HIR makes
+/// them), so a table by wire over that run; a map where they are spread.
+/// Built once for the block's whole size: a main of millions of
+/// instructions (a long literal) must not grow a hash table by doubling.
+class BlockProducers {
+public:
+  static constexpr uint32_t None = ~0u;
+
+  explicit BlockProducers(const Block &b) {
+    WireId lo = NoWire, hi = 0;
+    size_t outs = 0;
+    for (const Inst &i : b.insts)
+      for (WireId o : i.outs) {
+        lo = std::min(lo, o);
+        hi = std::max(hi, o);
+        ++outs;
+      }
+    if (outs == 0)
+      return;
+    if (size_t(hi - lo) < 2 * outs + 64) {
+      base = lo;
+      dense.assign(size_t(hi - lo) + 1, None);
+    } else {
+      sparse.reserve(unsigned(outs));
+    }
+    for (size_t k = 0; k < b.insts.size(); ++k)
+      for (WireId o : b.insts[k].outs) {
+        if (dense.empty())
+          sparse[o] = uint32_t(k);
+        else
+          dense[o - base] = uint32_t(k);
+      }
+  }
+
+  /// The index of the instruction that makes `w`, or None.
+  uint32_t find(WireId w) const {
+    if (!dense.empty())
+      return w >= base && w - base < dense.size() ? dense[w - base] : None;
+    auto it = sparse.find(w);
+    return it == sparse.end() ? None : it->second;
+  }
+
+private:
+  WireId base = 0;
+  std::vector<uint32_t> dense;
+  llvm::DenseMap<WireId, uint32_t> sparse;
+};
 
 class MainExpander {
 public:
@@ -141,13 +191,11 @@ public:
 private:
   /// The index in `b` of the instruction defining `w`, or -1.
   long producerIndex(const Block &b, WireId w) {
-    auto [it, inserted] = producers.try_emplace(&b);
-    if (inserted)
-      for (size_t k = 0; k < b.insts.size(); ++k)
-        for (WireId o : b.insts[k].outs)
-          it->second[o] = long(k);
-    auto found = it->second.find(w);
-    return found == it->second.end() ? -1 : found->second;
+    auto it = producers.find(&b);
+    if (it == producers.end())
+      it = producers.try_emplace(&b, std::make_unique<BlockProducers>(b)).first;
+    uint32_t k = it->second->find(w);
+    return k == BlockProducers::None ? -1 : long(k);
   }
 
   bool isNullary(llvm::StringRef ctr) const {
@@ -158,7 +206,7 @@ private:
   Module &module;
   Function &main;
   llvm::SmallVector<llvm::StringRef, 8> seen;
-  llvm::DenseMap<const Block *, llvm::DenseMap<WireId, long>> producers;
+  llvm::DenseMap<const Block *, std::unique_ptr<BlockProducers>> producers;
 };
 
 /// The function's text with wires numbered by first appearance: equal for
@@ -302,18 +350,16 @@ private:
   }
 
   Inst *producer(Block &b, WireId w) {
-    auto [it, inserted] = producers.try_emplace(&b);
-    if (inserted)
-      for (Inst &i : b.insts)
-        for (WireId o : i.outs)
-          it->second[o] = &i;
-    auto found = it->second.find(w);
-    return found == it->second.end() ? nullptr : found->second;
+    auto it = producers.find(&b);
+    if (it == producers.end())
+      it = producers.try_emplace(&b, std::make_unique<BlockProducers>(b)).first;
+    uint32_t k = it->second->find(w);
+    return k == BlockProducers::None ? nullptr : &b.insts[k];
   }
 
   Module &module;
   llvm::function_ref<void(Function &)> prepare;
-  llvm::DenseMap<const Block *, llvm::DenseMap<WireId, Inst *>> producers;
+  llvm::DenseMap<const Block *, std::unique_ptr<BlockProducers>> producers;
 };
 
 } // namespace
