@@ -29,7 +29,10 @@ struct Scratch {
   std::vector<Liveness::Value> live;
   std::vector<unsigned> uses;
   std::vector<unsigned> handedOut;
-  std::vector<llvm::SmallVector<WireId, 2>> copies; // by wire
+  // The copies of each wire used more than once: those of wire w are
+  // copyWires[copyBegin[w] .. copyBegin[w + 1]).
+  std::vector<uint32_t> copyBegin;
+  std::vector<WireId> copyWires;
 };
 
 } // namespace
@@ -249,17 +252,25 @@ void linearizeVariablesIn(Function &fn, Scratch &scratch) {
   // A wire used n > 1 times gets n copies, handed to its uses in order:
   // block by block (a block's instructions, then its result, then the
   // blocks inside it).
-  std::vector<llvm::SmallVector<WireId, 2>> &copies = scratch.copies;
-  copies.assign(originalWires, {});
-  for (WireId w = 0; w < originalWires; ++w)
+  std::vector<uint32_t> &copyBegin = scratch.copyBegin;
+  std::vector<WireId> &copyWires = scratch.copyWires;
+  copyBegin.resize(size_t(originalWires) + 1);
+  copyWires.clear();
+  for (WireId w = 0; w < originalWires; ++w) {
+    copyBegin[w] = uint32_t(copyWires.size());
     if (uses[w] > 1)
       for (unsigned k = 0; k < uses[w]; ++k)
-        copies[w].push_back(fn.newWire(fn.wireNames[w]));
+        copyWires.push_back(fn.newWire(fn.wireNames[w]));
+  }
+  copyBegin[originalWires] = uint32_t(copyWires.size());
+  auto copies = [&](WireId w) {
+    return llvm::ArrayRef<WireId>(copyWires).slice(copyBegin[w], copyBegin[w + 1] - copyBegin[w]);
+  };
   std::vector<unsigned> &handedOut = scratch.handedOut;
   handedOut.assign(originalWires, 0);
   auto take = [&](WireId &w) {
-    if (w < originalWires && handedOut[w] < copies[w].size())
-      w = copies[w][handedOut[w]++];
+    if (w < originalWires && handedOut[w] < copies(w).size())
+      w = copies(w)[handedOut[w]++];
   };
   llvm::SmallVector<Block *, 16> work{&fn.body};
   while (!work.empty()) {
@@ -282,11 +293,12 @@ void linearizeVariablesIn(Function &fn, Scratch &scratch) {
       return;
     }
     WireId source = w;
-    for (size_t k = 0; k + 1 < copies[w].size(); ++k) {
+    llvm::ArrayRef<WireId> made = copies(w);
+    for (size_t k = 0; k + 1 < made.size(); ++k) {
       Inst dup(InstKind::Dup);
       dup.ins = {source};
-      WireId rest = k + 2 == copies[w].size() ? copies[w][k + 1] : fn.newWire(fn.wireNames[w]);
-      dup.outs = {copies[w][k], rest};
+      WireId rest = k + 2 == made.size() ? made[k + 1] : fn.newWire(fn.wireNames[w]);
+      dup.outs = {made[k], rest};
       source = rest;
       out.push_back(std::move(dup));
     }
