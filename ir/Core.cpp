@@ -195,12 +195,14 @@ void printProgram(llvm::raw_ostream &os, const Program &program, bool withBuilti
 }
 
 void ProgramRefs::add(const Term *body) {
+  size_t before = terms;
   forEachTerm(body, [&](const Term *t) {
     ++terms;
     if (auto *ref = llvm::dyn_cast<RefTerm>(t))
       names.push_back(ref->name);
   });
   begin.push_back(uint32_t(names.size()));
+  termsOf.push_back(uint32_t(terms - before));
 }
 
 void collectRefs(const Term *root, llvm::SmallVectorImpl<llvm::StringRef> &out) {

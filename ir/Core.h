@@ -207,6 +207,7 @@ struct ProgramRefs {
   std::vector<uint32_t> begin{0};
   llvm::SmallVector<llvm::StringRef, 0> names;
   size_t terms = 0; // in the definitions walked
+  std::vector<uint32_t> termsOf; // by definition: its terms, when walked
 
   /// Whether these are of every definition of a program with `defs` of them.
   bool covers(size_t defs) const { return begin.size() == defs + 1; }

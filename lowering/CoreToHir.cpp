@@ -94,14 +94,35 @@ public:
              Scratch &scratch)
       : program(program), fn(fn), diags(diags), scratch(scratch), wires(scratch.wires) {}
 
-  void run(const core::Term *body) {
+  /// Translates `body`, of about `expectedTerms` Core terms (0: unknown).
+  void run(const core::Term *body, size_t expectedTerms) {
     wires.wireNames.clear();
     wires.unscoped.clear();
     wires.bindRank.clear();
+    // A definition of millions of terms (a long literal) is one large block:
+    // room for its instructions and wires at once (a term makes at most one
+    // of each, but for binders), rather than tables grown by doubling, each
+    // step a copy of hundreds of megabytes.
+    bool large = expectedTerms >= kHandOver;
+    if (large) {
+      if (scratch.levels.empty())
+        scratch.levels.emplace_back();
+      scratch.levels[0].reserve(expectedTerms);
+      wires.wireNames.reserve(expectedTerms + expectedTerms / 4);
+      wires.unscoped.reserve(expectedTerms + expectedTerms / 4);
+      wires.bindRank.reserve(expectedTerms + expectedTerms / 4);
+    }
     fill(fn.body, [&] { return emit(body); });
-    fn.wireNames.assign(wires.wireNames.begin(), wires.wireNames.end());
-    fn.unscoped.assign(wires.unscoped.begin(), wires.unscoped.end());
-    fn.bindRank.assign(wires.bindRank.begin(), wires.bindRank.end());
+    if (large) {
+      // The tables themselves rather than copies of them.
+      fn.wireNames.swap(wires.wireNames);
+      fn.unscoped.swap(wires.unscoped);
+      fn.bindRank.swap(wires.bindRank);
+    } else {
+      fn.wireNames.assign(wires.wireNames.begin(), wires.wireNames.end());
+      fn.unscoped.assign(wires.unscoped.begin(), wires.unscoped.end());
+      fn.bindRank.assign(wires.bindRank.begin(), wires.bindRank.end());
+    }
     std::vector<WireId> &subst = scratch.subst;
     subst.assign(fn.wireCount(), NoWire);
     bool any = false;
@@ -429,7 +450,8 @@ bool HirBuilder::translate(Function &fn, FunctionReferences *references) {
   assert(fn.id < s.program.defs.size() && "not a function makeModule made");
   s.scratch.references = references;
   Translator t(s.program, fn, s.diags, s.scratch);
-  t.run(s.program.defs[fn.id].body);
+  const core::ProgramRefs &refs = s.program.refs;
+  t.run(s.program.defs[fn.id].body, fn.id < refs.termsOf.size() ? refs.termsOf[fn.id] : 0);
   if (references) {
     references->begin.push_back(uint32_t(references->targets.size()));
     references->otherBegin.push_back(uint32_t(references->others.size()));
