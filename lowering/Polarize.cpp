@@ -147,6 +147,7 @@ private:
   bool joinVariables(rt::DefInfo &defInfo);
   bool joinFrom(uint32_t end);
   bool joinRedexes();
+  uint32_t crossRedex(Position pos);
   void emitSides(uint32_t a, uint32_t b);
   /// A variable occurrence of the definition being laid out or built.
   struct Occurrence {
@@ -732,11 +733,9 @@ bool Polarizer::joinFrom(uint32_t end) {
       setAt(Position::unpack(occurrences[posEnd].pos), rt::varTerm(negAt.index));
       return true;
     }
-    uint32_t redex = pos.index / 2;
-    if (redexUsed[redex])
+    uint32_t across = crossRedex(pos);
+    if (across == NoIndex)
       return failLoop(occurrences[end].tree);
-    redexUsed[redex] = 1;
-    uint32_t across = pos.index ^ 1;
     if (sideOccurrence[across] == NoIndex) {
       occurrences[end].joined = true;
       setAt(Position::unpack(occurrences[end].pos), sideTerm[across]);
@@ -744,6 +743,16 @@ bool Polarizer::joinFrom(uint32_t end) {
     }
     u = occurrences[sideOccurrence[across]].partner;
   }
+}
+
+/// Goes through the redex whose side is at `pos`: the other side, or NoIndex
+/// where the wire went through it before (the variables close a loop).
+uint32_t Polarizer::crossRedex(Position pos) {
+  uint32_t redex = pos.index / 2;
+  if (redexUsed[redex])
+    return NoIndex;
+  redexUsed[redex] = 1;
+  return pos.index ^ 1;
 }
 
 /// Emits the redexes between trees, following wires through redexes whose
@@ -768,11 +777,9 @@ bool Polarizer::joinRedexes() {
       uint32_t u = occurrences[var].partner;
       Position pos = Position::unpack(occurrences[u].pos);
       assert(pos.kind == Position::RedexSide && "slot ends are joined first");
-      uint32_t next = pos.index / 2;
-      if (redexUsed[next])
+      uint32_t across = crossRedex(pos);
+      if (across == NoIndex)
         return failLoop(occurrences[var].tree);
-      redexUsed[next] = 1;
-      uint32_t across = pos.index ^ 1;
       if (sideOccurrence[across] == NoIndex) {
         emitSides(start, across);
         break;
