@@ -194,15 +194,23 @@ void printProgram(llvm::raw_ostream &os, const Program &program, bool withBuilti
       os << "hvm " << h.name << ":\n" << h.text << '\n';
 }
 
-void ProgramRefs::add(const Term *body) {
+void ProgramRefs::add(const Term *body, const llvm::DenseSet<const char *> *constructors) {
   size_t before = terms;
+  uint32_t calls = 0;
   forEachTerm(body, [&](const Term *t) {
     ++terms;
-    if (auto *ref = llvm::dyn_cast<RefTerm>(t))
+    if (auto *ref = llvm::dyn_cast<RefTerm>(t)) {
       names.push_back(ref->name);
+    } else if (auto *app = llvm::dyn_cast<AppTerm>(t); app && constructors &&
+                                                     app->fun->kind != TermKind::App) {
+      auto *head = llvm::dyn_cast<RefTerm>(app->fun);
+      calls += !head || !constructors->contains(head->name.data());
+    }
   });
   begin.push_back(uint32_t(names.size()));
   termsOf.push_back(uint32_t(terms - before));
+  if (constructors)
+    callsOf.push_back(calls);
 }
 
 void collectRefs(const Term *root, llvm::SmallVectorImpl<llvm::StringRef> &out) {

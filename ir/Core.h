@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
@@ -208,14 +209,18 @@ struct ProgramRefs {
   llvm::SmallVector<llvm::StringRef, 0> names;
   size_t terms = 0; // in the definitions walked
   std::vector<uint32_t> termsOf; // by definition: its terms, when walked
+  /// By definition: its calls, the innermost applications of spines whose
+  /// head is not a constructor (counted where `add` is told constructors).
+  std::vector<uint32_t> callsOf;
 
   /// Whether these are of every definition of a program with `defs` of them.
   bool covers(size_t defs) const { return begin.size() == defs + 1; }
   llvm::ArrayRef<llvm::StringRef> of(size_t k) const {
     return llvm::ArrayRef<llvm::StringRef>(names).slice(begin[k], begin[k + 1] - begin[k]);
   }
-  /// Appends the names the next definition's body refers to.
-  void add(const Term *body);
+  /// Appends the names the next definition's body refers to; with
+  /// `constructors` (names by their pointer), its calls too.
+  void add(const Term *body, const llvm::DenseSet<const char *> *constructors = nullptr);
 };
 
 struct Program {

@@ -782,13 +782,17 @@ SharingStats recoverSharing(Program &program) {
     if (d.builtin)
       continue;
     // Two occurrences of a shared term hold two calls: a definition with
-    // fewer has nothing to share (most have none or one), and costs one
-    // walk instead of a name for every subterm.
+    // fewer has nothing to share (most have none or one), and costs at most
+    // one walk (none where the program check counted them) instead of a
+    // name for every subterm.
     unsigned calls = 0;
-    forEachTerm(d.body, [&](const Term *t) {
-      if (auto *app = dyn_cast<AppTerm>(t); app && app->fun->kind != TermKind::App)
-        calls += numbers.isCall(app);
-    });
+    if (program.refs.callsOf.size() == program.defs.size())
+      calls = program.refs.callsOf[id];
+    else
+      forEachTerm(d.body, [&](const Term *t) {
+        if (auto *app = dyn_cast<AppTerm>(t); app && app->fun->kind != TermKind::App)
+          calls += numbers.isCall(app);
+      });
     if (calls < 2)
       continue;
     sharing.start(&d.body, uint32_t(id));

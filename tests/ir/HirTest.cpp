@@ -12,6 +12,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 using namespace bendc;
@@ -658,6 +659,28 @@ TEST_CASE("after sharing recovery each definition refers to the names the progra
       kept.insert(r.str());
     CHECK(found == kept);
   }
+}
+
+TEST_CASE("the program check counts each definition's calls, constructors aside") {
+  // Sharing recovery skips a definition with fewer than two calls without
+  // walking it: the counts come from the program check's walk.
+  auto front = test::runOn("type Tr = (A x) | (B)\n"
+                           "f = λx (x 1)\n"
+                           "g = λy (Tr/A (f y))\n"
+                           "h = λz (f (f z))\n"
+                           "k = (Tr/A Tr/B)\n"
+                           "main = (h (g k))");
+  REQUIRE_MESSAGE(front->result.program, front->text());
+  const core::Program &p = *front->result.program;
+  REQUIRE(p.refs.callsOf.size() == p.defs.size());
+  std::map<std::string, uint32_t> calls;
+  for (size_t d = 0; d < p.defs.size(); ++d)
+    calls[p.defs[d].name.str()] = p.refs.callsOf[d];
+  CHECK(calls["f"] == 1);    // a variable applied
+  CHECK(calls["g"] == 1);    // the constructor's application is none
+  CHECK(calls["h"] == 2);
+  CHECK(calls["k"] == 0);
+  CHECK(calls["main"] == 2); // k is a reference, not a call
 }
 
 TEST_CASE("functions main expands: what main returns, through what those return") {
