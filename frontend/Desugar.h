@@ -44,8 +44,9 @@ struct AdtData {
 /// One source file: its name prefix and what its names mean.
 struct FileScope {
   std::string prefix;                 // "" for the main file and the prelude
-  llvm::StringMap<std::string> names; // local or imported name -> global name
-  llvm::StringMap<std::string> imported; // the names imports bound
+  // Local or imported name -> global name; their entries go all at once.
+  llvm::StringMap<std::string, llvm::BumpPtrAllocator> names;
+  llvm::StringMap<std::string, llvm::BumpPtrAllocator> imported; // the names imports bound
   std::vector<std::string> locals;    // this file's own top-level names, unprefixed
   std::string dir;                    // the file's folder
   bool builtin = false;

@@ -212,7 +212,7 @@ private:
   static_assert(std::is_trivially_destructible_v<Ty>);
   unsigned level = 0;
   Mismatch mismatch;
-  llvm::StringMap<Ty *> schemes;          // finished definitions and constructors
+  llvm::StringMap<Ty *, llvm::BumpPtrAllocator> schemes; // finished definitions and constructors
   // Core saves each name once, so a name's pointer stands for it (below).
   llvm::DenseMap<const char *, Ty *> groupVars; // the group being inferred: monomorphic
   llvm::DenseMap<const char *, Ty *> schemeOfRef; // `schemes` as references found them
