@@ -522,11 +522,14 @@ core::Term *Desugarer::application(Expr *fun, llvm::ArrayRef<Expr *> args,
   auto *v = llvm::dyn_cast<VarExpr>(fun);
   StringRef g = v ? resolve(v->name) : StringRef();
   std::vector<std::string> names;
-  if (!g.empty() && book.ctrs.count(g))
+  auto def = g.empty() ? book.defs.end() : book.defs.find(g);
+  if (!g.empty() && book.ctrs.count(g)) {
     names = book.ctrs[g]->fields;
-  else if (!g.empty() && book.paramNames.count(g))
-    names = book.paramNames[g];
-  else {
+  } else if (def != book.defs.end() && def->second.fun && def->second.fun->imp) {
+    // An imp definition's parameters, as written.
+    for (const ast::Param &p : def->second.fun->params)
+      names.push_back(p.name.str());
+  } else {
     diags.report(DiagKind::InvalidArgument, range.toSM(),
                  "named arguments need a call to a definition or constructor by name");
     return era(loc);

@@ -73,8 +73,6 @@ struct Book {
   llvm::StringMap<AdtData *> adts;
   std::deque<CtrData> ctrStore;
   std::deque<AdtData> adtStore;
-  llvm::StringMap<unsigned> params; // imp def parameter counts, for named arguments
-  llvm::StringMap<std::vector<std::string>> paramNames;
 
   /// The global a name means in `file`, or "" when it means nothing.
   llvm::StringRef resolve(const FileScope &file, llvm::StringRef name) const;

@@ -336,12 +336,6 @@ void Loader::registerFile(FileScope &f) {
       if (!defineName(g, f.builtin ? SourceRange() : fun->nameRange, f.builtin, false))
         continue;
       addDefinition(g, fun, nullptr, f);
-      if (fun->imp) {
-        std::vector<std::string> names;
-        for (const Param &p : fun->params)
-          names.push_back(p.name.str());
-        book.paramNames[g] = names;
-      }
       continue;
     }
     if (auto *h = llvm::dyn_cast<HvmDecl>(d)) {
