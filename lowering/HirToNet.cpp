@@ -106,9 +106,9 @@ public:
       return slot;
     };
     // Builds the tree seen from `e` (an auxiliary port or the root): the
-    // node whose principal port is at the other end, or a variable. A frame
-    // says where the tree it builds goes: its parent's first or second child.
-    // Trees are made in pre-order: a node's first child right after it.
+    // node whose principal port is at the other end, or a variable. Trees
+    // are made in pre-order, a node's first child right after it, so a frame
+    // only says whose second child the tree it builds is, if any.
     auto treeAt = [&](End from) -> net::TreeId {
       net::TreeId result{uint32_t(book.trees.size())};
       work.clear();
