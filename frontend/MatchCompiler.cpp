@@ -112,7 +112,7 @@ NPat *MatchCompiler::normalize(Pat *p) {
   if (auto *v = dyn_cast<VarPat>(p)) {
     StringRef g = v->name.empty() ? StringRef() : d.resolve(v->name);
     if (!g.empty() && d.book.ctrs.count(g))
-      return ctrPat(d.prog.save(g), {}, p->range);
+      return ctrPat(g, {}, p->range);
     NPat *n = make(NPat::Var, p->range);
     n->name = v->name;
     return n;
@@ -122,7 +122,7 @@ NPat *MatchCompiler::normalize(Pat *p) {
     for (Pat *a : c->args)
       args.push_back(normalize(a));
     StringRef g = d.resolve(c->name);
-    return ctrPat(d.prog.save(g.empty() ? c->name.str() : g), std::move(args), p->range);
+    return ctrPat(g.empty() ? c->name : g, std::move(args), p->range);
   }
   if (auto *n = dyn_cast<NumPat>(p)) {
     NPat *r = make(NPat::Num, p->range);
