@@ -107,6 +107,24 @@ private:
   llvm::DenseMap<WireId, uint32_t> sparse;
 };
 
+/// The BlockProducers of the blocks asked about, each made when first asked.
+class ProducerTables {
+public:
+  /// The index in `b` of the instruction that makes `w`, or
+  /// BlockProducers::None.
+  uint32_t find(const Block &b, WireId w) {
+    auto it = tables.find(&b);
+    if (it == tables.end())
+      it = tables.try_emplace(&b, std::make_unique<BlockProducers>(b)).first;
+    return it->second->find(w);
+  }
+  /// Forgets `b`'s table, its instructions having moved.
+  void forget(const Block &b) { tables.erase(&b); }
+
+private:
+  llvm::DenseMap<const Block *, std::unique_ptr<BlockProducers>> tables;
+};
+
 class MainExpander {
 public:
   MainExpander(Module &module, Function &main) : module(module), main(main) {}
@@ -123,7 +141,7 @@ public:
         return;
       seen.push_back(target->name);
       inlineAt(main, b, size_t(k), *target);
-      producers.erase(&b); // indices moved
+      producers.forget(b); // indices moved
       expandReturn(b, w);
       seen.pop_back();
       return;
@@ -179,7 +197,7 @@ public:
             continue;
           if (const Function *target = module.target(i)) {
             inlineAt(main, b, k, *target);
-            producers.erase(&b);
+            producers.forget(b);
             changed = true;
             --k; // look again at what came in
           }
@@ -191,10 +209,7 @@ public:
 private:
   /// The index in `b` of the instruction defining `w`, or -1.
   long producerIndex(const Block &b, WireId w) {
-    auto it = producers.find(&b);
-    if (it == producers.end())
-      it = producers.try_emplace(&b, std::make_unique<BlockProducers>(b)).first;
-    uint32_t k = it->second->find(w);
+    uint32_t k = producers.find(b, w);
     return k == BlockProducers::None ? -1 : long(k);
   }
 
@@ -206,7 +221,7 @@ private:
   Module &module;
   Function &main;
   llvm::SmallVector<llvm::StringRef, 8> seen;
-  llvm::DenseMap<const Block *, std::unique_ptr<BlockProducers>> producers;
+  ProducerTables producers;
 };
 
 /// The function's text with wires numbered by first appearance: equal for
@@ -350,16 +365,13 @@ private:
   }
 
   Inst *producer(Block &b, WireId w) {
-    auto it = producers.find(&b);
-    if (it == producers.end())
-      it = producers.try_emplace(&b, std::make_unique<BlockProducers>(b)).first;
-    uint32_t k = it->second->find(w);
+    uint32_t k = producers.find(b, w);
     return k == BlockProducers::None ? nullptr : &b.insts[k];
   }
 
   Module &module;
   llvm::function_ref<void(Function &)> prepare;
-  llvm::DenseMap<const Block *, std::unique_ptr<BlockProducers>> producers;
+  ProducerTables producers;
 };
 
 } // namespace
