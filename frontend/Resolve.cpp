@@ -489,10 +489,7 @@ void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
   refs = core::ProgramRefs();
   refs.begin.reserve(prog.defs.size() + 1);
   // Sharing recovery reads how many calls each definition makes.
-  llvm::DenseSet<const char *> constructors;
-  for (const core::AdtInfo &adt : prog.adts)
-    for (const core::AdtInfo::Ctr &c : adt.ctrs)
-      constructors.insert(c.name.data());
+  llvm::DenseSet<const char *> constructors = prog.constructorNames();
   for (const core::Definition &d : prog.defs) {
     refs.add(d.body, &constructors);
     if (llvm::is_contained(refs.of(refs.begin.size() - 2), entry)) {

@@ -54,6 +54,14 @@ llvm::DenseMap<const char *, uint32_t> Program::definitionIndex() const {
   return index;
 }
 
+llvm::DenseSet<const char *> Program::constructorNames() const {
+  llvm::DenseSet<const char *> names;
+  for (const AdtInfo &adt : adts)
+    for (const AdtInfo::Ctr &c : adt.ctrs)
+      names.insert(c.name.data());
+  return names;
+}
+
 static void printNumber(llvm::raw_ostream &os, Number n) {
   switch (n.kind) {
   case NumKind::U24:
@@ -203,8 +211,7 @@ void ProgramRefs::add(const Term *body, const llvm::DenseSet<const char *> *cons
       names.push_back(ref->name);
     } else if (auto *app = llvm::dyn_cast<AppTerm>(t); app && constructors &&
                                                      app->fun->kind != TermKind::App) {
-      auto *head = llvm::dyn_cast<RefTerm>(app->fun);
-      calls += !head || !constructors->contains(head->name.data());
+      calls += isCall(app, *constructors);
     }
   });
   begin.push_back(uint32_t(names.size()));

@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Allocator.h"
+#include "llvm/Support/Casting.h"
 #include "llvm/Support/SMLoc.h"
 #include "llvm/Support/StringSaver.h"
 
@@ -264,6 +265,8 @@ struct Program {
   /// keyed by its name's pointer: names are saved once (see RefTerm::name),
   /// so a reference's name finds its definition without hashing the text.
   llvm::DenseMap<const char *, uint32_t> definitionIndex() const;
+  /// The constructors' names, by their pointer (saved once, as above).
+  llvm::DenseSet<const char *> constructorNames() const;
 };
 
 /// A constructor match read back out of its encoding: the scrutinee and, per
@@ -322,6 +325,14 @@ template <typename Fn> void forEachTerm(const Term *root, Fn &&fn) {
     default: break;
     }
   }
+}
+
+/// Whether `app`, the innermost application of a spine, calls something:
+/// anything but a constructor (`constructors`, names by their pointer),
+/// whose nodes are in the net (no work).
+inline bool isCall(const AppTerm *app, const llvm::DenseSet<const char *> &constructors) {
+  auto *head = llvm::dyn_cast<RefTerm>(app->fun);
+  return !head || !constructors.contains(head->name.data());
 }
 
 /// Appends the definitions `term` refers to, once per occurrence.

@@ -361,18 +361,11 @@ struct Node {
 /// most programs repeat no work, and then neither is ever needed.
 class LazyPlainValues {
 public:
-  explicit LazyPlainValues(const Program &program) : program(program) {
-    for (const AdtInfo &adt : program.adts)
-      for (const AdtInfo::Ctr &c : adt.ctrs)
-        constructors.insert(c.name.data());
-  }
+  explicit LazyPlainValues(const Program &program)
+      : program(program), constructors(program.constructorNames()) {}
   bool isConstructor(llvm::StringRef name) const { return constructors.contains(name.data()); }
-  /// Whether `app`, the innermost application of a spine, calls something:
-  /// anything but a constructor, whose nodes are in the net (no work).
-  bool isCall(const AppTerm *app) const {
-    auto *head = dyn_cast<RefTerm>(app->fun);
-    return !head || !isConstructor(head->name);
-  }
+  /// See core::isCall.
+  bool isCall(const AppTerm *app) const { return core::isCall(app, constructors); }
   PlainValues &get() {
     if (!values)
       values.emplace(program);
