@@ -140,10 +140,11 @@ private:
   bool walk(Item start);
   bool visit(const Item &item, std::vector<Item> &stack);
   // A polarized definition, laid out in one walk.
-  bool layOut(rt::DefInfo &defInfo);
+  bool layOut(uint32_t id);
   bool layOutTree(const KnownItem &item);
   void placeTerm(Position pos, rt::Term term, bool positive);
   // Joining the variables of the definition laid out or built.
+  void startJoining();
   bool joinVariables(rt::DefInfo &defInfo);
   bool joinFrom(uint32_t end);
   bool joinRedexes();
@@ -164,6 +165,7 @@ private:
   std::vector<rt::Term> sideTerm;
   std::vector<uint8_t> sidePositive;
   bool visitVar(TreeId t);
+  uint32_t referTo(TreeId t);
   bool checkUseCounts();
   void applyDefaults();
   bool fail(TreeId at, const std::string &what);
@@ -276,9 +278,7 @@ std::optional<rt::Book> Polarizer::run() {
   bool ok = true;
   for (uint32_t id = 0; id < book.defs.size(); ++id) {
     if (book.defs[id].polarized) {
-      defId = id;
-      def = &book.defs[id];
-      ok &= layOut(out.defs[id]);
+      ok &= layOut(id);
     } else {
       ok &= constrainDefinition(id);
     }
@@ -471,19 +471,12 @@ bool Polarizer::visit(const Item &item, std::vector<Item> &stack) {
     if (!uf.unite(t.index, positive, false))
       return fail(t, "number " + rt::num::showNumb(tree.value) + " would be negative");
     return true;
-  case TreeKind::Ref: {
-    llvm::StringRef name = book.names[tree.value];
-    uint32_t target = defOfName[tree.value];
-    if (target == NoIndex) {
-      diags.report(DiagKind::HvmUnboundReference, book.loc(t),
-                   "reference to undefined definition @" + name.str());
+  case TreeKind::Ref:
+    if (referTo(t) == NoIndex)
       return false;
-    }
-    references.push_back({target, defId});
     if (!uf.unite(t.index, positive, false))
-      return fail(t, "reference @" + name.str() + " would be negative");
+      return fail(t, "reference @" + book.names[tree.value].str() + " would be negative");
     return true;
-  }
   case TreeKind::Var: where[t.index] = item.pos.packed(); return visitVar(t);
   default: break;
   }
@@ -521,6 +514,20 @@ bool Polarizer::visit(const Item &item, std::vector<Item> &stack) {
   return true;
 }
 
+/// The definition the reference `t` names, noted as one the current
+/// definition refers to; NoIndex (reported) where there is none.
+uint32_t Polarizer::referTo(TreeId t) {
+  uint32_t name = book[t].value;
+  uint32_t target = defOfName[name];
+  if (target == NoIndex) {
+    diags.report(DiagKind::HvmUnboundReference, book.loc(t),
+                 "reference to undefined definition @" + book.names[name].str());
+    return NoIndex;
+  }
+  references.push_back({target, defId});
+  return target;
+}
+
 bool Polarizer::visitVar(TreeId t) {
   uint32_t name = book[t].value;
   uint32_t count = ++useCount[name];
@@ -550,18 +557,17 @@ bool Polarizer::visitVar(TreeId t) {
 // reported as inference would. The trees are walked in the order constrain
 // walks them (so nodes are numbered alike), each term placed as its tree is
 // met; variables are joined at the end, as build does.
-bool Polarizer::layOut(rt::DefInfo &defInfo) {
+bool Polarizer::layOut(uint32_t id) {
+  defId = id;
+  def = &book.defs[id];
+  rt::DefInfo &defInfo = out.defs[id];
   info = &defInfo;
   slotBase = uint32_t(out.slots.size());
   defInfo.firstSlot = slotBase;
   defInfo.firstRedex = uint32_t(out.redexes.size());
   nodeCount = 0;
   hasDup = false;
-  occurrences.clear();
-  size_t sides = 2 * def->redexes.size();
-  sideOccurrence.assign(sides, NoIndex);
-  sideTerm.assign(sides, 0);
-  sidePositive.assign(sides, 0);
+  startJoining();
   auto walkFrom = [&](KnownItem start) {
     std::vector<KnownItem> &stack = knownStack;
     stack.assign(1, start);
@@ -641,13 +647,9 @@ bool Polarizer::layOutTree(const KnownItem &item) {
     term = rt::numTerm(tree.value);
     break;
   case TreeKind::Ref: {
-    uint32_t target = defOfName[tree.value];
-    if (target == NoIndex) {
-      diags.report(DiagKind::HvmUnboundReference, book.loc(t),
-                   "reference to undefined definition @" + book.names[tree.value].str());
+    uint32_t target = referTo(t);
+    if (target == NoIndex)
       return false;
-    }
-    references.push_back({target, defId});
     if (!pos)
       return fail(t, "reference @" + book.names[tree.value].str() + " would be negative");
     term = rt::refTerm(target);
@@ -699,6 +701,15 @@ void Polarizer::placeTerm(Position pos, rt::Term term, bool positive) {
     return;
   }
   setAt(pos, term);
+}
+
+/// Empties the occurrences and the redex sides' tables for the definition.
+void Polarizer::startJoining() {
+  occurrences.clear();
+  size_t sides = 2 * def->redexes.size();
+  sideOccurrence.assign(sides, NoIndex);
+  sideTerm.assign(sides, 0);
+  sidePositive.assign(sides, 0);
 }
 
 /// Joins the variables of the definition laid out or built: each occurrence
@@ -930,12 +941,8 @@ bool Polarizer::build(rt::DefInfo &defInfo) {
 
   // The variables and the redex sides as layOut records them, joined the
   // same way: a variable's twin, until now a tree, becomes its occurrence.
-  occurrences.clear();
-  size_t sides = 2 * def->redexes.size();
-  sideOccurrence.assign(sides, NoIndex);
-  sideTerm.assign(sides, 0);
-  sidePositive.assign(sides, 0);
-  for (uint32_t side = 0; side < sides; ++side) {
+  startJoining();
+  for (uint32_t side = 0; side < sideTerm.size(); ++side) {
     const net::Redex &redex = def->redexes[side / 2];
     TreeId t = side % 2 ? redex.rhs : redex.lhs;
     if (book[t].kind != TreeKind::Var) {
