@@ -468,13 +468,17 @@ public:
   template <typename T, typename... Args> T *make(Args &&...args) {
     return new (arena.Allocate(sizeof(T), alignof(T))) T(std::forward<Args>(args)...);
   }
-  template <typename T> llvm::ArrayRef<T> list(const std::vector<T> &v) {
+  template <typename T> llvm::ArrayRef<T> list(llvm::ArrayRef<T> v) {
     if (v.empty())
       return {};
     T *mem = static_cast<T *>(arena.Allocate(sizeof(T) * v.size(), alignof(T)));
     std::uninitialized_copy(v.begin(), v.end(), mem);
     return llvm::ArrayRef<T>(mem, v.size());
   }
+  template <typename T> llvm::ArrayRef<T> list(const std::vector<T> &v) {
+    return list(llvm::ArrayRef<T>(v));
+  }
+  void *allocate(size_t bytes, size_t align) { return arena.Allocate(bytes, llvm::Align(align)); }
   llvm::StringRef save(llvm::StringRef s) { return saver.save(s); }
   /// The memory the syntax trees take.
   size_t bytes() const { return arena.getBytesAllocated(); }

@@ -13,28 +13,58 @@
 
 namespace bendc::parse {
 
+/// A token: its kind, its value (for names, numbers, strings and
+/// characters) and where it is.
+struct Token {
+  Parser::token_kind_type kind;
+  Value value;
+  SourceRange location;
+
+  /// The grammar symbol it is.
+  Parser::symbol_kind_type symbol() const { return Parser::by_kind(kind).kind(); }
+};
+
 class Lexer {
 public:
   Lexer(DiagnosticEngine &diags, ast::AstContext &ctx, llvm::StringRef buffer);
 
   /// The next token; the end of the buffer gives END forever.
-  Parser::symbol_type next();
+  Token next();
+  /// The same for the parser: the token's kind, its value and place in
+  /// `value` and `location`.
+  int next(Value &value, SourceRange &location) {
+    Token t = next();
+    value = t.value;
+    location = t.location;
+    return t.kind;
+  }
   /// Hands out `tok` before the buffer's first token (it selects what the
   /// parser reads: a term instead of a file).
-  void startWith(Parser::symbol_type tok) { pending.push_front(std::move(tok)); }
+  void startWith(Token tok) { pending.push_front(tok); }
   /// After a syntax error: drop the rest of the current top-level item.
   void resync(llvm::SMLoc errorAt);
 
 private:
-  Parser::symbol_type scan();
-  Parser::symbol_type lexToken();
+  static Token tok(Parser::token_kind_type kind, SourceRange at) {
+    Token t;
+    t.kind = kind;
+    t.location = at;
+    return t;
+  }
+  template <typename T> static Token tok(Parser::token_kind_type kind, SourceRange at, T value) {
+    Token t = tok(kind, at);
+    t.value.as<T>() = value;
+    return t;
+  }
+  Token scan();
+  Token lexToken();
   void skipTrivia(bool &sawNewline);
   void layoutAfterNewline();
   bool colonEndsLine() const;
-  Parser::symbol_type hvmBody(const char *colon);
-  Parser::symbol_type number(const char *start, bool isSigned);
-  Parser::symbol_type quoted(const char *start, char quote);
-  Parser::symbol_type symbol(const char *start);
+  Token hvmBody(const char *colon);
+  Token number(const char *start, bool isSigned);
+  Token quoted(const char *start, char quote);
+  Token symbol(const char *start);
   bool escape(const char *&p, uint32_t &out);
   unsigned columnOf(const char *p) const;
   unsigned lineIndent(const char *p) const;
@@ -49,7 +79,7 @@ private:
   ast::AstContext &ctx;
   const char *bufStart, *cur, *limit;
   mutable const char *scanPos, *scanLine; // line-start cache for lineStartOf
-  std::deque<Parser::symbol_type> pending;
+  std::deque<Token> pending;
   llvm::SmallVector<unsigned, 8> indents; // empty: fun syntax, no layout
   int depth = 0;                          // open brackets
   bool openBlock = false;                 // a line ended with `:`

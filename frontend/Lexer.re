@@ -134,33 +134,33 @@ void Lexer::layoutAfterNewline() {
     openBlock = false;
     if (cur < limit && col > indents.back()) {
       indents.push_back(col);
-      pending.push_back(P::make_INDENT(here));
+      pending.push_back(tok(P::token::INDENT, here));
       return;
     }
     // An empty block: the parser reports the missing statement.
-    pending.push_back(P::make_INDENT(here));
-    pending.push_back(P::make_DEDENT(here));
+    pending.push_back(tok(P::token::INDENT, here));
+    pending.push_back(tok(P::token::DEDENT, here));
   }
   if (cur >= limit)
     col = 0;
   if (col > indents.back())
     return; // a continuation line
-  pending.push_back(P::make_NEWLINE(here));
+  pending.push_back(tok(P::token::NEWLINE, here));
   while (indents.size() > 1 && col < indents.back()) {
     indents.pop_back();
-    pending.push_back(P::make_DEDENT(here));
+    pending.push_back(tok(P::token::DEDENT, here));
   }
   if (indents.size() == 1 && col <= indents.back())
     indents.clear(); // back to fun syntax
 }
 
-P::symbol_type Lexer::next() {
+Token Lexer::next() {
   if (!pending.empty()) {
-    P::symbol_type t = std::move(pending.front());
+    Token t = std::move(pending.front());
     pending.pop_front();
     return t;
   }
-  P::symbol_type t = scan();
+  Token t = scan();
   if (t.location.end.getPointer() > lastEnd)
     lastEnd = t.location.end.getPointer();
   return t;
@@ -187,7 +187,7 @@ void Lexer::resync(llvm::SMLoc errorAt) {
     restartAt = e;
 }
 
-P::symbol_type Lexer::scan() {
+Token Lexer::scan() {
   if (resyncPending) {
     resyncPending = false;
     if (restartAt)
@@ -208,7 +208,7 @@ P::symbol_type Lexer::scan() {
     resumedAt = cur;
     restartAt = nullptr;
     llvm::SMLoc at = llvm::SMLoc::getFromPointer(cur);
-    return P::make_RESYNC(SourceRange(at, at));
+    return tok(P::token::RESYNC, SourceRange(at, at));
   }
   bool sawNewline = false;
   skipTrivia(sawNewline);
@@ -217,7 +217,7 @@ P::symbol_type Lexer::scan() {
     llvm::SMLoc at = llvm::SMLoc::getFromPointer(cur);
     while (!localDefs.empty() && col <= localDefs.back()) {
       localDefs.pop_back();
-      pending.push_back(P::make_DEF_END(SourceRange(at, at)));
+      pending.push_back(tok(P::token::DEF_END, SourceRange(at, at)));
     }
     if (!pending.empty())
       return next();
@@ -230,12 +230,12 @@ P::symbol_type Lexer::scan() {
   }
   if (cur >= limit || tooDeep) {
     llvm::SMLoc at = llvm::SMLoc::getFromPointer(cur >= limit ? limit : cur);
-    return P::make_END(SourceRange(at, at));
+    return tok(P::token::END, SourceRange(at, at));
   }
   return lexToken();
 }
 
-P::symbol_type Lexer::hvmBody(const char *colon) {
+Token Lexer::hvmBody(const char *colon) {
   // The body is every following line that is blank or indented.
   const char *start = cur;
   while (start < limit && *start != '\n')
@@ -258,7 +258,7 @@ P::symbol_type Lexer::hvmBody(const char *colon) {
   }
   cur = end;
   (void)colon;
-  return P::make_HVM_BODY(llvm::StringRef(start, end - start).trim(), range(start, end));
+  return tok(P::token::HVM_BODY, range(start, end), llvm::StringRef(start, end - start).trim());
 }
 
 static int digitValue(char c) {
@@ -271,7 +271,7 @@ static int digitValue(char c) {
   return 99;
 }
 
-P::symbol_type Lexer::number(const char *start, bool isSigned) {
+Token Lexer::number(const char *start, bool isSigned) {
   const char *p = start;
   int sign = 1;
   if (*p == '+' || *p == '-')
@@ -307,17 +307,17 @@ P::symbol_type Lexer::number(const char *start, bool isSigned) {
     float frac = float(fracDigits) / std::pow(float(radix), float(digits));
     float v = float(sign) * (float(whole) + frac);
     auto n = core::Number::f24(v);
-    return isSigned ? P::make_SNUMBER(n, r) : P::make_NUMBER(n, r);
+    return isSigned ? tok(P::token::SNUMBER, r, n) : tok(P::token::NUMBER, r, n);
   }
   if (isSigned) {
     int64_t v = sign * int64_t(whole);
     if (overflow || v < -0x800000 || v > 0x7fffff)
       error(DiagKind::NumberOutOfRange, start, cur, "number literal outside of the i24 range");
-    return P::make_SNUMBER(core::Number::i24(int32_t(v)), r);
+    return tok(P::token::SNUMBER, r, core::Number::i24(int32_t(v)));
   }
   if (overflow || whole >= (1u << 24))
     error(DiagKind::NumberOutOfRange, start, cur, "number literal outside of the u24 range");
-  return P::make_NUMBER(core::Number::u24(uint32_t(whole)), r);
+  return tok(P::token::NUMBER, r, core::Number::u24(uint32_t(whole)));
 }
 
 static void appendUtf8(std::string &out, uint32_t cp) {
@@ -383,7 +383,7 @@ bool Lexer::escape(const char *&p, uint32_t &out) {
 }
 
 // A string or char literal starting at `start` (the quote).
-P::symbol_type Lexer::quoted(const char *start, char quote) {
+Token Lexer::quoted(const char *start, char quote) {
   std::string text;
   std::vector<uint32_t> cps;
   const char *p = start + 1;
@@ -418,15 +418,15 @@ P::symbol_type Lexer::quoted(const char *start, char quote) {
   cur = p;
   SourceRange r = range(start, cur);
   if (quote == '"')
-    return P::make_STRING(ctx.save(text), r);
+    return tok(P::token::STRING, r, ctx.save(text));
   if (cps.size() != 1) {
     error(DiagKind::InvalidCharLiteral, start, cur, "a character literal holds exactly one character");
-    return P::make_CHAR(0, r);
+    return tok(P::token::CHAR, r, uint32_t(0));
   }
-  return P::make_CHAR(cps[0] & 0xffffff, r);
+  return tok(P::token::CHAR, r, uint32_t(cps[0] & 0xffffff));
 }
 
-P::symbol_type Lexer::symbol(const char *start) {
+Token Lexer::symbol(const char *start) {
   const char *p = start + 1;
   uint32_t value = 0;
   unsigned count = 0;
@@ -456,15 +456,15 @@ P::symbol_type Lexer::symbol(const char *start) {
   if (count > 4)
     error(DiagKind::InvalidSymbol, start, p, "a symbol holds at most 4 characters");
   cur = p;
-  return P::make_SYMBOL(value & 0xffffff, range(start, cur));
+  return tok(P::token::SYMBOL, range(start, cur), uint32_t(value & 0xffffff));
 }
 
-P::symbol_type Lexer::lexToken() {
+Token Lexer::lexToken() {
   const char *start = cur;
   const char *p = cur;
   const char *m = p;
   (void)m;
-#define TOK(Name) (cur = p, P::make_##Name(range(start, p)))
+#define TOK(Name) (cur = p, tok(P::token::Name, range(start, p)))
   /*!re2c
     re2c:define:YYCTYPE = "unsigned char";
     re2c:define:YYCURSOR = p;
@@ -485,7 +485,7 @@ P::symbol_type Lexer::lexToken() {
       // indented no further than the `def` itself.
       if (indents.empty() && (depth > 0 || columnOf(start) > 0))
         localDefs.push_back(columnOf(start));
-      return P::make_DEF(range(start, p));
+      return tok(P::token::DEF, range(start, p));
     }
     // Keywords that only start top-level items are names elsewhere.
     "type"     { if (columnOf(start) != 0) goto name; return TOK(TYPE); }
@@ -494,19 +494,19 @@ P::symbol_type Lexer::lexToken() {
       if (columnOf(start) != 0) goto name;
       cur = p;
       hvmHeader = depth == 0;
-      return P::make_HVM(range(start, p));
+      return tok(P::token::HVM, range(start, p));
     }
     "from" {
       if (columnOf(start) != 0) goto name;
       cur = p;
       importLine = true;
-      return P::make_FROM(range(start, p));
+      return tok(P::token::FROM, range(start, p));
     }
     "import" {
       if (columnOf(start) != 0 && !importLine) goto name;
       cur = p;
       importLine = true;
-      return P::make_IMPORT(range(start, p));
+      return tok(P::token::IMPORT, range(start, p));
     }
     "lambda"   { return TOK(LAMBDA); }
     "let"      { return TOK(LET); }
@@ -543,13 +543,13 @@ P::symbol_type Lexer::lexToken() {
         if (hvmHeader) {
           hvmHeader = false;
           pending.push_back(hvmBody(start));
-          return P::make_COLON(r);
+          return tok(P::token::COLON, r);
         }
         if (indents.empty())
           indents.push_back(lineIndent(start));
         openBlock = true;
       }
-      return P::make_COLON(r);
+      return tok(P::token::COLON, r);
     }
     "="  { return TOK(EQ); }
     "==" { return TOK(EQEQ); }
@@ -595,8 +595,8 @@ P::symbol_type Lexer::lexToken() {
       cur = p;
       llvm::StringRef text(start, p - start);
       if (importLine && text == "as")
-        return P::make_AS(range(start, p));
-      return P::make_NAME(text, range(start, p));
+        return tok(P::token::AS, range(start, p));
+      return tok(P::token::NAME, range(start, p), text);
     }
 
     * {

@@ -21,7 +21,7 @@ ast::Expr *parseTerm(llvm::StringRef buffer, ast::AstContext &ctx, DiagnosticEng
   Lexer lexer(diags, ctx, buffer);
   SourceRange start(llvm::SMLoc::getFromPointer(buffer.begin()),
                     llvm::SMLoc::getFromPointer(buffer.begin()));
-  lexer.startWith(Parser::make_TERM_START(start));
+  lexer.startWith(Token{Parser::token::TERM_START, Value(), start});
   ast::Module unused;
   ParseContext pc(ctx, diags, unused);
   pc.termOnly = true;
@@ -32,9 +32,9 @@ ast::Expr *parseTerm(llvm::StringRef buffer, ast::AstContext &ctx, DiagnosticEng
 }
 
 /// The value a literal token decodes to, after ` = `.
-static void printValue(llvm::raw_ostream &os, const Parser::symbol_type &tok) {
+static void printValue(llvm::raw_ostream &os, const Token &tok) {
   using K = Parser::symbol_kind;
-  switch (tok.kind()) {
+  switch (tok.symbol()) {
   case K::S_NUMBER:
   case K::S_SNUMBER: {
     core::Number n = tok.value.as<core::Number>();
@@ -66,16 +66,16 @@ std::string dumpTokens(llvm::StringRef buffer, const llvm::SourceMgr &sm, Diagno
   std::string out;
   llvm::raw_string_ostream os(out);
   for (;;) {
-    Parser::symbol_type tok = lexer.next();
+    Token tok = lexer.next();
     auto lc = sm.getLineAndColumn(tok.location.begin);
-    os << lc.first << ':' << lc.second << ' ' << Parser::symbol_name(tok.kind());
+    os << lc.first << ':' << lc.second << ' ' << Parser::symbol_name(tok.symbol());
     const char *b = tok.location.begin.getPointer();
     const char *e = tok.location.end.getPointer();
     if (e > b)
       os << ' ' << llvm::StringRef(b, e - b).take_front(60);
     printValue(os, tok);
     os << '\n';
-    if (tok.kind() == Parser::symbol_kind::S_YYEOF)
+    if (tok.symbol() == Parser::symbol_kind::S_YYEOF)
       break;
   }
   return out;

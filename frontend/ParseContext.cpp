@@ -42,7 +42,7 @@ void ParseContext::addRule(llvm::StringRef name, SourceRange nameRange, Rule rul
   if (mode != CheckMode::Default)
     current->mode = mode;
   if (ret && !current->sig) {
-    std::vector<TypeExpr *> params;
+    llvm::SmallVector<TypeExpr *, 8> params;
     for (Pat *p : rule.pats) {
       auto *v = llvm::dyn_cast<VarPat>(p);
       params.push_back(v ? v->type : nullptr);
@@ -66,7 +66,7 @@ void ParseContext::setCheckMode(FunDecl *def, llvm::StringRef marker, SourceRang
 }
 
 void ParseContext::setImpSignature(FunDecl *def, TypeExpr *ret) {
-  std::vector<TypeExpr *> params;
+  llvm::SmallVector<TypeExpr *, 8> params;
   SourceRange written; // from the first annotation to the last
   for (const Param &p : def->params) {
     params.push_back(p.type);
@@ -79,13 +79,29 @@ void ParseContext::setImpSignature(FunDecl *def, TypeExpr *ret) {
   def->sig = arrows(params, ret, written.isValid() ? written : def->range);
 }
 
+void *ParseContext::storage(size_t bytes) {
+  for (auto &[size, blocks] : spare)
+    if (size == bytes && !blocks.empty())
+      return blocks.pop_back_val();
+  return ast.allocate(bytes, alignof(std::max_align_t));
+}
+
+void ParseContext::release(void *mem, size_t bytes) {
+  for (auto &[size, blocks] : spare)
+    if (size == bytes) {
+      blocks.push_back(mem);
+      return;
+    }
+  spare.emplace_back(bytes, llvm::SmallVector<void *, 8>{mem});
+}
+
 TypeExpr *ParseContext::type(TypeExpr::Kind kind, SourceRange r, llvm::StringRef name,
-                             const std::vector<TypeExpr *> &args) {
+                             llvm::ArrayRef<TypeExpr *> args) {
   auto *t = make<TypeExpr>();
   t->kind = kind;
   t->range = r;
   t->name = name;
-  t->args = list(args);
+  t->args = ast.list(args);
   return t;
 }
 
@@ -102,19 +118,19 @@ TypeExpr *ParseContext::typeName(SourceRange r, llvm::StringRef name) {
   return type(kind, r, kind == K::Name ? name : llvm::StringRef());
 }
 
-TypeExpr *ParseContext::arrows(const std::vector<TypeExpr *> &from, TypeExpr *to, SourceRange r) {
+TypeExpr *ParseContext::arrows(llvm::ArrayRef<TypeExpr *> from, TypeExpr *to, SourceRange r) {
   TypeExpr *t = to ? to : type(TypeExpr::Kind::Any, r);
   for (auto it = from.rbegin(); it != from.rend(); ++it)
     t = type(TypeExpr::Kind::Arrow, r, {}, {*it ? *it : type(TypeExpr::Kind::Any, r), t});
   return t;
 }
 
-FunDecl *ParseContext::localDef(const std::vector<std::pair<SourceRange, Rule>> &rules) {
-  const char *b = rules.front().first.begin.getPointer();
-  const char *e = rules.front().first.end.getPointer();
+FunDecl *ParseContext::localDef(Seq<std::pair<SourceRange, Rule>> rules) {
+  const char *b = rules[0].first.begin.getPointer();
+  const char *e = rules[0].first.end.getPointer();
   llvm::StringRef name(b, e - b);
-  auto *def = make<FunDecl>(rules.front().second.range, name, rules.front().first);
-  std::vector<Rule> list;
+  auto *def = make<FunDecl>(rules[0].second.range, name, rules[0].first);
+  llvm::SmallVector<Rule, 8> list;
   for (const auto &r : rules) {
     const char *rb = r.first.begin.getPointer();
     llvm::StringRef rn(rb, r.first.end.getPointer() - rb);
@@ -125,18 +141,18 @@ FunDecl *ParseContext::localDef(const std::vector<std::pair<SourceRange, Rule>> 
     list.push_back(r.second);
     def->range = SourceRange::join(def->range, r.second.range);
   }
-  def->rules = ast.list(list);
+  def->rules = ast.list(llvm::ArrayRef<Rule>(list));
   return def;
 }
 
-Expr *ParseContext::app(SourceRange r, Expr *head, std::vector<Expr *> args) {
+Expr *ParseContext::app(SourceRange r, Expr *head, Seq<Expr *> args) {
   // `(* a b)` is a multiplication: `*` is both the eraser and an operator.
-  if (llvm::isa<EraExpr>(head) && args.size() == 2)
+  if (llvm::isa<EraExpr>(head) && args.size == 2)
     return make<OpExpr>(r, core::Op::Mul, args[0], args[1]);
-  return make<AppExpr>(r, head, ast.list(args));
+  return make<AppExpr>(r, head, list(args));
 }
 
-Expr *ParseContext::callRef(SourceRange r, llvm::StringRef name, std::vector<Expr *> args) {
+Expr *ParseContext::callRef(SourceRange r, llvm::StringRef name, llvm::ArrayRef<Expr *> args) {
   Expr *fun = make<VarExpr>(r, name);
   return make<AppExpr>(r, fun, ast.list(args));
 }
