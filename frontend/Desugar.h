@@ -69,8 +69,8 @@ struct Book {
   /// defOrder points at them. They go all at once, with the book.
   llvm::StringMap<DefData, llvm::BumpPtrAllocator> defs;
   std::vector<DefData *> defOrder;
-  llvm::StringMap<CtrData *> ctrs;
-  llvm::StringMap<AdtData *> adts;
+  llvm::StringMap<CtrData *, llvm::BumpPtrAllocator> ctrs;
+  llvm::StringMap<AdtData *, llvm::BumpPtrAllocator> adts;
   std::deque<CtrData> ctrStore;
   std::deque<AdtData> adtStore;
 

@@ -107,8 +107,8 @@ private:
   ast::AstContext ctx;
   llvm::StringMap<FileScope *> byPath;
   std::vector<std::string> loading; // files being loaded, for cycles
-  llvm::StringMap<SourceRange> firstDefinition;
-  llvm::StringSet<> ctrNames;
+  llvm::StringMap<SourceRange, llvm::BumpPtrAllocator> firstDefinition;
+  llvm::StringSet<llvm::BumpPtrAllocator> ctrNames;
 };
 
 void Loader::computeLocals(FileScope &f) {

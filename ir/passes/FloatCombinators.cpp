@@ -112,11 +112,32 @@ struct Scratch {
 
 /// What the functions of one module share while floating.
 struct SharedState {
-  /// Whether each function judged so far or made by floating is safe, by
-  /// name: a name being judged is unsafe to the references it reaches (a
-  /// cycle). Entries are never taken out: they live in one allocator.
-  enum Safety : uint8_t { Unsafe, Safe, Judging };
-  llvm::StringMap<Safety, llvm::BumpPtrAllocator> safety;
+  /// Whether each function judged so far or made by floating is safe: a
+  /// name being judged is unsafe to the references it reaches (a cycle).
+  enum Safety : uint8_t { Unjudged, Unsafe, Safe, Judging };
+  /// The judgement a reference finds: by the id it holds, where the entry
+  /// for that id is about the same name (an id a pass left behind on a
+  /// renamed reference finds another name there), else by name. Entries
+  /// are never taken out. Judging a reference judges others, so the
+  /// reference returned holds only until the next call.
+  Safety &safety(llvm::StringRef name, uint32_t id) {
+    if (id != NoFunction) {
+      if (id >= byId.size())
+        byId.resize(std::max<size_t>(size_t(id) + 1, byId.size() * 2));
+      ById &e = byId[id];
+      if (e.safety == Unjudged)
+        e.name = name;
+      if (e.name == name)
+        return e.safety;
+    }
+    return byName.try_emplace(name, Unjudged).first->second;
+  }
+  struct ById {
+    llvm::StringRef name;
+    Safety safety = Unjudged;
+  };
+  std::vector<ById> byId;
+  llvm::StringMap<Safety, llvm::BumpPtrAllocator> byName;
   /// Buffers of the probes judging other definitions, by how deep a probe
   /// is nested in others.
   std::vector<std::unique_ptr<Scratch>> probes;
@@ -342,14 +363,13 @@ private:
 
   bool refSafe(const Inst &ref) {
     llvm::StringRef name = ref.ref;
-    if (module.constructors.count(name))
+    if (SharedState::Safety known = shared.safety(name, ref.numb); known != SharedState::Unjudged)
+      return known == SharedState::Safe;
+    if (module.constructors.count(name)) {
+      shared.safety(name, ref.numb) = SharedState::Safe;
       return true;
-    // One lookup: the entry stays where it is while other names come (the
-    // table's buckets move, not its entries).
-    auto [it, fresh] = shared.safety.try_emplace(name, SharedState::Judging);
-    SharedState::Safety &judged = it->second;
-    if (!fresh)
-      return judged == SharedState::Safe;
+    }
+    shared.safety(name, ref.numb) = SharedState::Judging;
     bool safe = false;
     Function *f = module.target(ref);
     if (f) {
@@ -370,7 +390,7 @@ private:
         --shared.probeDepth;
       }
     }
-    judged = safe ? SharedState::Safe : SharedState::Unsafe;
+    shared.safety(name, ref.numb) = safe ? SharedState::Safe : SharedState::Unsafe;
     if (shared.listener && f)
       shared.listener->judged(*f);
     return safe;
@@ -437,7 +457,7 @@ private:
     root = std::move(ref);
     infoOf(out) = TermInfo{/*closed=*/true, /*size=*/0};
     memoOf(out) = safe;
-    shared.safety[g.name] = safe ? SharedState::Safe : SharedState::Unsafe;
+    shared.safety(g.name, g.id) = safe ? SharedState::Safe : SharedState::Unsafe;
     made.push_back(std::move(g));
     dropTombstones(made.back().body);
   }
@@ -493,7 +513,7 @@ private:
     }
     replaced.result = acc;
     arm = std::move(replaced);
-    shared.safety[g.name] = safe ? SharedState::Safe : SharedState::Unsafe;
+    shared.safety(g.name, g.id) = safe ? SharedState::Safe : SharedState::Unsafe;
     made.push_back(std::move(g));
     dropTombstones(made.back().body);
   }
