@@ -207,11 +207,13 @@ private:
 /// made (so functions' ids are their places): those of function k are
 /// `targets[begin[k] .. begin[k + 1])`, and the other names it refers to
 /// (net definitions) `others[otherBegin[k] .. otherBegin[k + 1])`.
+/// `netNamed` lists the functions whose name a net definition also has.
 struct FunctionReferences {
   std::vector<uint32_t> begin{0};
   std::vector<uint32_t> targets;
   std::vector<uint32_t> otherBegin{0};
   std::vector<llvm::StringRef> others;
+  std::vector<uint32_t> netNamed;
 };
 
 /// Calls `fn(inst)` for every instruction of `block` and of the blocks nested

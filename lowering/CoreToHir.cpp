@@ -480,7 +480,16 @@ size_t HirBuilder::references(FunctionReferences &out) const {
     out.begin.push_back(uint32_t(out.targets.size()));
     out.otherBegin.push_back(uint32_t(out.others.size()));
   }
+  netNamed(out);
   return refs->terms;
+}
+
+void HirBuilder::netNamed(FunctionReferences &out) const {
+  // Core saves each name once: equal names are one pointer.
+  out.netNamed.clear();
+  for (const core::HvmDefinition &h : state->program.hvmDefs)
+    if (auto it = state->scratch.idOfName.find(h.name.data()); it != state->scratch.idOfName.end())
+      out.netNamed.push_back(it->second);
 }
 
 uint32_t HirBuilder::functionId(llvm::StringRef name) const {
@@ -499,6 +508,8 @@ std::unique_ptr<Module> coreToHir(const core::Program &program, DiagnosticEngine
     failed |= !builder.translate(fn, references);
   if (failed)
     return nullptr;
+  if (references)
+    builder.netNamed(*references);
   return module;
 }
 

@@ -41,6 +41,8 @@ public:
   /// another order and perhaps more than once. Returns about how many Core
   /// terms the definitions hold.
   size_t references(hir::FunctionReferences &out) const;
+  /// Fills `out.netNamed` (see hir::FunctionReferences).
+  void netNamed(hir::FunctionReferences &out) const;
   /// The id of the function for the definition named `name` (a name the
   /// program saved), or hir::NoFunction.
   uint32_t functionId(llvm::StringRef name) const;

@@ -454,6 +454,15 @@ void pruneDefinitions(Module &module, bool keepUserDefinitions, const FunctionRe
     auto it = position.find(name);
     return it == position.end() ? NoFunction : it->second;
   };
+  // The functions that share their name with a net definition: told by
+  // `made`, else looked up as they are reached.
+  std::vector<bool> netNamed;
+  if (made) {
+    netNamed.assign(module.functions.size(), false);
+    for (uint32_t k : made->netNamed)
+      if (k < netNamed.size())
+        netNamed[k] = true;
+  }
   std::vector<bool> reachedFunction(module.functions.size(), false);
   llvm::StringSet<> reachedOther;
   llvm::SmallVector<unsigned, 16> work;   // functions to visit
@@ -492,13 +501,14 @@ void pruneDefinitions(Module &module, bool keepUserDefinitions, const FunctionRe
       continue;
     }
     Function &fn = module.functions[work.pop_back_val()];
-    // A function may share its name with a net definition, which then goes too.
-    if (auto net = module.netReferences.find(fn.name); net != module.netReferences.end()) {
-      reachedOther.insert(fn.name);
-      for (llvm::StringRef r : net->second)
-        reach(r);
-    }
     size_t k = size_t(&fn - module.functions.data());
+    // A function may share its name with a net definition, which then goes too.
+    if (!made || netNamed[k])
+      if (auto net = module.netReferences.find(fn.name); net != module.netReferences.end()) {
+        reachedOther.insert(fn.name);
+        for (llvm::StringRef r : net->second)
+          reach(r);
+      }
     if (made) {
       for (uint32_t r = made->begin[k]; r < made->begin[k + 1]; ++r)
         reachAt(made->targets[r]);

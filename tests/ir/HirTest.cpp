@@ -423,6 +423,33 @@ TEST_CASE("prune given the references core to HIR found drops what it drops by l
   }
 }
 
+TEST_CASE("pruning follows a net definition that shares a function's name") {
+  const char *source = "helper = 1\nused = λx x\nmain = (used 1)";
+  auto front = test::runOn(source);
+  REQUIRE_MESSAGE(front->result.program, front->text());
+  lowering::HirBuilder builder(*front->result.program, *front->diags);
+  std::unique_ptr<Module> shells = builder.makeModule();
+  FunctionReferences made;
+  builder.references(made);
+  CHECK(made.netNamed.empty()); // no function is named like a net here
+  std::unique_ptr<Module> looked = lowering::coreToHir(*front->result.program, *front->diags);
+  REQUIRE(looked);
+  // A net definition named `used` that refers to `helper`: told by `made`,
+  // or found by looking the reached functions' names up.
+  made.netNamed.push_back(shells->find("used")->id);
+  for (Module *m : {shells.get(), looked.get()}) {
+    m->netReferences["used"] = {"helper"};
+    pruneDefinitions(*m, /*keepUserDefinitions=*/false, m == shells.get() ? &made : nullptr);
+    CHECK(m->find("helper") != nullptr);
+    CHECK(m->netReferences.count("used") == 1);
+  }
+  // Without the net definition, `helper` goes.
+  std::unique_ptr<Module> plain = lowering::coreToHir(*front->result.program, *front->diags);
+  REQUIRE(plain);
+  pruneDefinitions(*plain, /*keepUserDefinitions=*/false);
+  CHECK(plain->find("helper") == nullptr);
+}
+
 TEST_CASE("references hold their function's id and find it after functions move") {
   Compiled c = toHir("unused = 2\nf = λx x\nmain = (f 1)");
   Module &m = *c.hir;
