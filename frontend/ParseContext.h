@@ -26,9 +26,15 @@ struct ParseContext {
     return ast.make<T>(std::forward<Args>(args)...);
   }
   template <typename T> llvm::ArrayRef<T> list(const std::vector<T> &v) { return ast.list(v); }
-  /// A collected list as the syntax trees keep it: its storage, as is.
-  template <typename T> static llvm::ArrayRef<T> list(Seq<T> s) {
-    return llvm::ArrayRef<T>(s.data, s.size);
+  /// A collected list as the syntax trees keep it: its storage when the
+  /// list fills it, else a copy of its size (the storage serves the next
+  /// lists), so that the trees take no room for what lists might have held.
+  template <typename T> llvm::ArrayRef<T> list(Seq<T> s) {
+    if (s.size == s.capacity)
+      return llvm::ArrayRef<T>(s.data, s.size);
+    llvm::ArrayRef<T> kept = ast.list(llvm::ArrayRef<T>(s.data, s.size));
+    release(s.data, sizeof(T) * s.capacity);
+    return kept;
   }
 
   /// `s` with `x` at its end. `s` is used up: only the result may grow.
