@@ -73,16 +73,19 @@ enum class TermKind : uint8_t {
   Ref,    // a reference to a definition
 };
 
+/// A term's header. Its location comes first, so that the header's last
+/// bytes are padding that a derived term's small first field fills (a
+/// large program has millions of terms: their size is compile time).
 struct Term {
+  llvm::SMLoc loc;
   TermKind kind;
   /// An application that encodes a match: Program::matches has its shape
   /// (Program::noteMatch sets both), so that other applications are told
   /// apart without a lookup.
   bool match = false;
-  llvm::SMLoc loc;
 
 protected:
-  Term(TermKind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
+  Term(TermKind kind, llvm::SMLoc loc) : loc(loc), kind(kind) {}
 };
 
 #define CORE_TERM(Name)                                                        \
@@ -99,11 +102,11 @@ struct LinkTerm : Term {
   CORE_TERM(Link)
 };
 struct LamTerm : Term {
+  bool unscoped;       // first: in the header's padding
   llvm::StringRef var; // empty: erased
-  bool unscoped;
   Term *body;
   LamTerm(llvm::SMLoc l, llvm::StringRef v, bool u, Term *b)
-      : Term(TermKind::Lam, l), var(v), unscoped(u), body(b) {}
+      : Term(TermKind::Lam, l), unscoped(u), var(v), body(b) {}
   CORE_TERM(Lam)
 };
 struct AppTerm : Term {
@@ -112,11 +115,11 @@ struct AppTerm : Term {
   CORE_TERM(App)
 };
 struct LetTerm : Term {
+  bool unscoped;       // first: in the header's padding
   llvm::StringRef var; // empty: erased
-  bool unscoped;
   Term *value, *body;
   LetTerm(llvm::SMLoc l, llvm::StringRef v, bool u, Term *val, Term *b)
-      : Term(TermKind::Let, l), var(v), unscoped(u), value(val), body(b) {}
+      : Term(TermKind::Let, l), unscoped(u), var(v), value(val), body(b) {}
   CORE_TERM(Let)
 };
 /// LetTup and Dup bind two names (empty: erased).
@@ -147,7 +150,7 @@ struct NumTerm : Term {
   CORE_TERM(Num)
 };
 struct OprTerm : Term {
-  Op op;
+  Op op; // in the header's padding
   Term *lhs, *rhs;
   OprTerm(llvm::SMLoc l, Op o, Term *a, Term *b) : Term(TermKind::Opr, l), op(o), lhs(a), rhs(b) {}
   CORE_TERM(Opr)
@@ -166,6 +169,8 @@ struct RefTerm : Term {
   CORE_TERM(Ref)
 };
 #undef CORE_TERM
+static_assert(sizeof(LamTerm) == 40 && sizeof(OprTerm) == 32 && sizeof(LetTerm) == 48,
+              "small fields of terms share the header's padding");
 
 struct Definition {
   llvm::StringRef name; // saved in Program::strings (see RefTerm::name)
