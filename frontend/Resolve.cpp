@@ -511,14 +511,13 @@ void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
   // warning about what is never used, where it is on.
   if (diags.warningAction(DiagKind::UnusedDefinition) == WarningAction::Allow)
     return;
-  llvm::DenseMap<const char *, uint32_t> indexOf = prog.definitionIndex();
   std::vector<bool> reached(prog.defs.size(), false);
   llvm::SmallVector<unsigned, 64> work;
   auto reach = [&](llvm::StringRef name) {
-    auto it = indexOf.find(name.data());
-    if (it != indexOf.end() && !reached[it->second]) {
-      reached[it->second] = true;
-      work.push_back(it->second);
+    uint32_t k = prog.definitionOf(name);
+    if (k != core::Program::NoDefinition && !reached[k]) {
+      reached[k] = true;
+      work.push_back(k);
     }
   };
   reach(prog.entry);

@@ -6,6 +6,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 
 namespace bendc::core {
@@ -47,11 +48,35 @@ const Definition *Program::find(llvm::StringRef name) const {
   return nullptr;
 }
 
-llvm::DenseMap<const char *, uint32_t> Program::definitionIndex() const {
-  llvm::DenseMap<const char *, uint32_t> index(unsigned(defs.size()));
-  for (size_t k = 0; k < defs.size(); ++k)
-    index.try_emplace(defs[k].name.data(), uint32_t(k));
-  return index;
+uint32_t Program::definitionOf(llvm::StringRef saved) const {
+  assert(names.count(saved) && names.find(saved)->first().data() == saved.data() &&
+         "a name the program did not save");
+  if (indexedDefs != defs.size())
+    indexDefinitions();
+  const auto &entry = Names::value_type::GetStringMapEntryFromKeyData(saved.data());
+  uint32_t k = entry.getValue();
+  if (k == NoDefinition || (k < defs.size() && defs[k].name.data() == saved.data()))
+    return k;
+  // A definition was replaced in place since: look again.
+  indexDefinitions();
+  return entry.getValue();
+}
+
+void Program::indexDefinitions() const {
+  for (Names::value_type *e : placed)
+    e->second = NoDefinition;
+  placed.clear();
+  for (size_t k = 0; k < defs.size(); ++k) {
+    auto it = names.find(defs[k].name);
+    // Only names saved here: another text of the same name is not the one
+    // references hold.
+    if (it == names.end() || it->first().data() != defs[k].name.data() ||
+        it->second != NoDefinition)
+      continue;
+    it->second = uint32_t(k);
+    placed.push_back(&*it);
+  }
+  indexedDefs = defs.size();
 }
 
 llvm::DenseSet<const char *> Program::constructorNames() const {

@@ -162,8 +162,8 @@ struct SwiTerm : Term {
   CORE_TERM(Swi)
 };
 struct RefTerm : Term {
-  /// Saved in Program::strings, as definitions' names are: equal names are
-  /// one pointer, which maps may key by.
+  /// Saved by Program::save, as definitions' names are: equal names are
+  /// one pointer, which maps may key by (and Program::definitionOf reads).
   llvm::StringRef name;
   RefTerm(llvm::SMLoc l, llvm::StringRef n) : Term(TermKind::Ref, l), name(n) {}
   CORE_TERM(Ref)
@@ -173,7 +173,7 @@ static_assert(sizeof(LamTerm) == 40 && sizeof(OprTerm) == 32 && sizeof(LetTerm) 
               "small fields of terms share the header's padding");
 
 struct Definition {
-  llvm::StringRef name; // saved in Program::strings (see RefTerm::name)
+  llvm::StringRef name; // saved by Program::save (see RefTerm::name)
   Term *body = nullptr;
   llvm::SMLoc loc;
   bool builtin = false; // from the embedded prelude
@@ -191,7 +191,7 @@ struct HvmDefinition {
 /// What readback needs to print constructors again.
 struct AdtInfo {
   struct Ctr {
-    llvm::StringRef name; // saved in Program::strings (see RefTerm::name)
+    llvm::StringRef name; // saved by Program::save (see RefTerm::name)
     std::vector<llvm::StringRef> fields;
   };
   llvm::StringRef name;
@@ -231,7 +231,6 @@ struct ProgramRefs {
 
 struct Program {
   llvm::BumpPtrAllocator arena;
-  llvm::UniqueStringSaver strings{arena};
   std::vector<Definition> defs;
   std::vector<HvmDefinition> hvmDefs;
   std::vector<AdtInfo> adts;
@@ -252,7 +251,17 @@ struct Program {
   template <typename T, typename... Args> T *make(Args &&...args) {
     return new (arena.Allocate(sizeof(T), alignof(T))) T(std::forward<Args>(args)...);
   }
-  llvm::StringRef save(llvm::StringRef s) { return strings.save(s); }
+  /// `s` as the program keeps it: each text once, so that equal names
+  /// saved here are one pointer.
+  llvm::StringRef save(llvm::StringRef s) {
+    return names.try_emplace(s, NoDefinition).first->first();
+  }
+  static constexpr uint32_t NoDefinition = ~0u;
+  /// The place in `defs` of the first definition named `saved`, a name
+  /// this program saved (as every definition's and reference's name is);
+  /// NoDefinition when none has it. Found from the name's pointer: its
+  /// saved text sits in its entry of the name table, which holds the place.
+  uint32_t definitionOf(llvm::StringRef saved) const;
   /// Records that `app` encodes a match of `shape`.
   void noteMatch(Term *app, MatchShape shape) {
     app->match = true;
@@ -266,12 +275,17 @@ struct Program {
     return it == matches.end() ? nullptr : &it->second;
   }
   const Definition *find(llvm::StringRef name) const;
-  /// Each definition's place in `defs` (the first, for a repeated name),
-  /// keyed by its name's pointer: names are saved once (see RefTerm::name),
-  /// so a reference's name finds its definition without hashing the text.
-  llvm::DenseMap<const char *, uint32_t> definitionIndex() const;
-  /// The constructors' names, by their pointer (saved once, as above).
+  /// The constructors' names, by their pointer (saved once, see save).
   llvm::DenseSet<const char *> constructorNames() const;
+
+private:
+  using Names = llvm::StringMap<uint32_t, llvm::BumpPtrAllocator>;
+  /// Every saved name, with the place of its first definition as of the
+  /// last time `defs` was indexed (NoDefinition: none).
+  mutable Names names;
+  mutable size_t indexedDefs = 0;             // how many of `defs` were indexed
+  mutable std::vector<Names::value_type *> placed; // the entries that hold a place
+  void indexDefinitions() const;
 };
 
 /// A constructor match read back out of its encoding: the scrutinee and, per

@@ -301,12 +301,9 @@ private:
   }
 
   bool callIsPlain(llvm::StringRef name, unsigned args) {
-    if (idOf.empty())
-      idOf = program.definitionIndex();
-    auto found = idOf.find(name.data());
-    if (found == idOf.end() || arityAt(found->second) != args)
+    uint32_t id = program.definitionOf(name);
+    if (id == Program::NoDefinition || arityAt(id) != args)
       return false;
-    uint32_t id = found->second;
     if (stage[id] == Settled)
       return numeric[id];
     if (!running) {
@@ -320,8 +317,6 @@ private:
   }
 
   const Program &program;
-  // Names are keyed by their pointer: Core saves each once (Core.h).
-  llvm::DenseMap<const char *, uint32_t> idOf; // Program::definitionIndex, once asked
   // By definition.
   std::vector<Stage> stage;
   std::vector<unsigned> arity;   // how many λs lead its body (NoArity: not counted yet)

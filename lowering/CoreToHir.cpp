@@ -81,10 +81,6 @@ struct Scratch {
   std::deque<std::vector<Inst>> levels; // the instructions of the blocks being made, by depth
   Function wires;                       // the wires made so far (only its wire vectors)
   std::vector<WireId> subst;
-  /// The function id of each definition, by the address of its name: the
-  /// program keeps one copy of each name, so a reference's name is at the
-  /// same address.
-  llvm::DenseMap<const char *, uint32_t> idOfName;
   FunctionReferences *references = nullptr; // when asked for
 };
 
@@ -239,8 +235,9 @@ private:
     case core::TermKind::Ref: {
       Inst &i = place(InstKind::Ref, t->loc);
       i.ref = cast<core::RefTerm>(t)->name;
-      if (auto it = scratch.idOfName.find(i.ref.data()); it != scratch.idOfName.end())
-        i.numb = it->second;
+      // A function's id is its definition's place.
+      if (uint32_t k = program.definitionOf(i.ref); k != core::Program::NoDefinition)
+        i.numb = k;
       if (FunctionReferences *refs = scratch.references) {
         if (i.numb != NoFunction)
           refs->targets.push_back(i.numb);
@@ -413,9 +410,7 @@ private:
 } // namespace
 
 struct HirBuilder::State {
-  State(const core::Program &program, DiagnosticEngine &diags) : program(program), diags(diags) {
-    scratch.idOfName = program.definitionIndex();
-  }
+  State(const core::Program &program, DiagnosticEngine &diags) : program(program), diags(diags) {}
   const core::Program &program;
   DiagnosticEngine &diags;
   Scratch scratch;
@@ -469,11 +464,10 @@ size_t HirBuilder::references(FunctionReferences &out) const {
     refs = &walked;
   }
   out = FunctionReferences();
-  const llvm::DenseMap<const char *, uint32_t> &idOfName = state->scratch.idOfName;
   for (size_t k = 0; k < program.defs.size(); ++k) {
     for (llvm::StringRef name : refs->of(k)) {
-      if (auto it = idOfName.find(name.data()); it != idOfName.end())
-        out.targets.push_back(it->second);
+      if (uint32_t id = program.definitionOf(name); id != core::Program::NoDefinition)
+        out.targets.push_back(id);
       else
         out.others.push_back(name);
     }
@@ -488,13 +482,13 @@ void HirBuilder::netNamed(FunctionReferences &out) const {
   // Core saves each name once: equal names are one pointer.
   out.netNamed.clear();
   for (const core::HvmDefinition &h : state->program.hvmDefs)
-    if (auto it = state->scratch.idOfName.find(h.name.data()); it != state->scratch.idOfName.end())
-      out.netNamed.push_back(it->second);
+    if (uint32_t id = state->program.definitionOf(h.name); id != core::Program::NoDefinition)
+      out.netNamed.push_back(id);
 }
 
 uint32_t HirBuilder::functionId(llvm::StringRef name) const {
-  auto it = state->scratch.idOfName.find(name.data());
-  return it == state->scratch.idOfName.end() ? NoFunction : it->second;
+  uint32_t k = state->program.definitionOf(name);
+  return k == core::Program::NoDefinition ? NoFunction : k;
 }
 
 std::unique_ptr<Module> coreToHir(const core::Program &program, DiagnosticEngine &diags,
