@@ -4,6 +4,8 @@
 // variables they capture as leading parameters.
 #include "frontend/Desugar.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ConvertUTF.h"
 
 #include <functional>
@@ -79,7 +81,12 @@ void Desugarer::pop(size_t m) {
 }
 
 StringRef Desugarer::fresh(StringRef base) {
-  return prog.save(("%" + base + std::to_string(freshCount++)).str());
+  // A variable's name: nothing looks it up by its pointer, so it is copied
+  // rather than saved once.
+  llvm::SmallString<32> name("%");
+  name += base;
+  name += llvm::utostr(freshCount++);
+  return prog.copy(name);
 }
 
 core::Term *Desugarer::placeholder(StringRef name, SMLoc loc) {
@@ -452,8 +459,10 @@ core::Term *Desugarer::string(StringRef text, SourceRange range) {
     cps.push_back(cp);
   }
   Term *t = ref("String/Nil", loc);
+  StringRef cons = prog.save("String/Cons"); // once, not per character
   for (auto it = cps.rbegin(); it != cps.rend(); ++it)
-    t = app(app(ref("String/Cons", loc), prog.make<core::NumTerm>(loc, core::Number::u24(*it)), loc),
+    t = app(app(prog.make<core::RefTerm>(loc, cons),
+                prog.make<core::NumTerm>(loc, core::Number::u24(*it)), loc),
             t, loc);
   return t;
 }
@@ -465,8 +474,9 @@ core::Term *Desugarer::list(SeqExpr *e) {
   for (Expr *x : e->elems)
     elems.push_back(expr(x));
   Term *t = ref("List/Nil", loc);
+  StringRef cons = prog.save("List/Cons"); // once, not per element
   for (auto it = elems.rbegin(); it != elems.rend(); ++it)
-    t = app(app(ref("List/Cons", loc), *it, loc), t, loc);
+    t = app(app(prog.make<core::RefTerm>(loc, cons), *it, loc), t, loc);
   return t;
 }
 

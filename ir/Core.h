@@ -256,6 +256,10 @@ struct Program {
   llvm::StringRef save(llvm::StringRef s) {
     return names.try_emplace(s, NoDefinition).first->first();
   }
+  /// A copy of `s` that is not looked up: for names that nothing keys by
+  /// their pointer (generated variables). Definitions and references are
+  /// named by `save`.
+  llvm::StringRef copy(llvm::StringRef s) { return copies.save(s); }
   static constexpr uint32_t NoDefinition = ~0u;
   /// The place in `defs` of the first definition named `saved`, a name
   /// this program saved (as every definition's and reference's name is);
@@ -283,6 +287,7 @@ private:
   /// Every saved name, with the place of its first definition as of the
   /// last time `defs` was indexed (NoDefinition: none).
   mutable Names names;
+  llvm::StringSaver copies{arena};
   mutable size_t indexedDefs = 0;             // how many of `defs` were indexed
   mutable std::vector<Names::value_type *> placed; // the entries that hold a place
   void indexDefinitions() const;
