@@ -1765,7 +1765,7 @@ void Desugarer::emitConstructors() {
       }
       for (auto it = ic.fields.rbegin(); it != ic.fields.rend(); ++it)
         body = lam(*it, body, loc);
-      prog.defs.push_back(core::Definition{ic.name, body, loc, adt.builtin});
+      prog.defs.push_back(core::Definition{ic.name, body, loc, adt.builtin, /*constructor=*/true});
       info.ctrs.push_back(std::move(ic));
     }
     prog.adts.push_back(std::move(info));

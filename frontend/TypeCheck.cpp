@@ -168,7 +168,9 @@ public:
   /// their leading λs take, is plain data: numbers, tuples and constructors
   /// of types whose fields are plain data too — no function anywhere, so a
   /// DUP copies it exactly.
-  void collectPlainResults(llvm::StringSet<> &out) {
+  /// The places in Program::defs of the checked definitions that return
+  /// plain data (see core::Definition::plainResult).
+  void collectPlainResults(std::vector<uint32_t> &out) {
     for (const CheckedDef &d : checked) {
       auto s = schemes.find(d.def->name);
       if (s == schemes.end())
@@ -183,7 +185,7 @@ public:
         t = prune(t->args[1]);
       }
       if (t && isPlain(t))
-        out.insert(d.def->name);
+        out.push_back(uint32_t(d.def - prog.defs.data()));
     }
   }
 
@@ -832,7 +834,7 @@ void Checker::run() {
   std::vector<uint32_t> place;                  // of each checked definition in `defs`
   for (const core::Definition &d : prog.defs) {
     auto f = facts.defs.find(d.name.data());
-    if (f == facts.defs.end() || book.ctrs.count(d.name))
+    if (f == facts.defs.end() || d.constructor)
       continue;
     if (!f->second.checked) {
       // Unchecked: its annotation is taken as true (`Any` where absent).
@@ -1016,7 +1018,10 @@ void typeCheck(core::Program &prog, const Book &book, const TypingFacts &facts,
   checker.run();
   if (info)
     checker.exportSchemes();
-  checker.collectPlainResults(prog.plainResults);
+  std::vector<uint32_t> plain;
+  checker.collectPlainResults(plain);
+  for (uint32_t k : plain)
+    prog.defs[k].plainResult = true;
 }
 
 } // namespace bendc::frontend

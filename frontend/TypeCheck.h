@@ -26,10 +26,10 @@ struct TypeInfo {
 };
 
 /// Infers the types of the checked definitions in dependency order and
-/// reports every definition whose body or annotation does not type. Records
-/// in `prog.plainResults` the checked definitions whose type says they
-/// return plain data (no function inside) once given as many arguments as
-/// their leading λs take.
+/// reports every definition whose body or annotation does not type. Marks
+/// as `plainResult` the checked definitions whose type says they return
+/// plain data (no function inside) once given as many arguments as their
+/// leading λs take.
 /// When `info` is given, it receives the types found.
 void typeCheck(core::Program &prog, const Book &book, const TypingFacts &facts,
                DiagnosticEngine &diags, TypeInfo *info = nullptr);

@@ -176,7 +176,12 @@ struct Definition {
   llvm::StringRef name; // saved by Program::save (see RefTerm::name)
   Term *body = nullptr;
   llvm::SMLoc loc;
-  bool builtin = false; // from the embedded prelude
+  bool builtin = false;     // from the embedded prelude
+  bool constructor = false; // an ADT constructor's
+  /// The type checker proved that it returns plain data (numbers, tuples,
+  /// constructors, no function inside) when given all the arguments its
+  /// leading λs take: sharing recovery may duplicate such values.
+  bool plainResult = false;
 };
 
 /// A definition written directly as an HVM2 net (`hvm name: ...`).
@@ -237,10 +242,6 @@ struct Program {
   AdtEncoding encoding = AdtEncoding::NumScott;
   llvm::StringRef entry = "main";
   llvm::DenseMap<const Term *, MatchShape> matches; // by Program::noteMatch
-  /// Definitions the type checker proved to return plain data (numbers,
-  /// tuples, constructors, no function inside) when given all the arguments
-  /// their leading λs take; sharing recovery may duplicate such values.
-  llvm::StringSet<> plainResults;
   /// What each definition refers to, as the program check found it. The
   /// passes after the check keep each definition's set of names (sharing
   /// recovery binds one of several equal terms and drops the others), so

@@ -138,7 +138,7 @@ private:
 
   void discover(uint32_t id) {
     stage[id] = Pending;
-    proven[id] = program.plainResults.contains(program.defs[id].name);
+    proven[id] = program.defs[id].plainResult;
     analyze(id);
     inRun.push_back(id);
     pending.push_back(id);
