@@ -639,6 +639,8 @@ private:
 
 void floatCombinators(Module &module, FloatListener *listener) {
   std::vector<Function> made;
+  // Floating makes about one function for every two it looks at.
+  made.reserve(module.functions.size());
   SharedState shared;
   shared.listener = listener;
   Scratch scratch;
@@ -649,17 +651,15 @@ void floatCombinators(Module &module, FloatListener *listener) {
       continue;
     if (listener)
       listener->needed(fn);
-    std::vector<Function> mine;
-    Floater f(module, fn, mine, shared, scratch);
+    size_t first = made.size(); // those of `fn` follow
+    Floater f(module, fn, made, shared, scratch);
     f.run();
     f.dropDead();
     if (listener) {
       listener->done(k);
-      for (Function &g : mine)
-        listener->made(g);
+      for (size_t g = first; g < made.size(); ++g)
+        listener->made(made[g]);
     }
-    for (Function &g : mine)
-      made.push_back(std::move(g));
   }
   module.functions.reserve(module.functions.size() + made.size());
   for (Function &g : made)
