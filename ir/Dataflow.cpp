@@ -67,7 +67,7 @@ Liveness::Value Liveness::transfer(const Block &b, llvm::ArrayRef<const Value *>
 
 OpenUses::Value OpenUses::transfer(const Block &b, llvm::ArrayRef<const Value *> children) const {
   uint64_t uses = b.result != NoWire, defined = 0;
-  auto scoped = [&](WireId w) { return w < fn->wireCount() && !fn->unscoped[w]; };
+  auto scoped = [&](WireId w) { return w < fn->wireCount() && !fn->wires[w].unscoped; };
   for (WireId p : b.params)
     defined += scoped(p);
   for (const Inst &i : b.insts) {

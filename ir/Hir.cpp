@@ -108,7 +108,7 @@ public:
       os << "%?";
       return;
     }
-    os << (fn.unscoped[w] ? "%$" : "%") << fn.wireNames[w] << '.' << w;
+    os << (fn.wires[w].unscoped ? "%$" : "%") << fn.wires[w].name << '.' << w;
   }
 
   void block(const Block &b, unsigned depth) {
@@ -212,7 +212,7 @@ std::vector<std::string> verify(const Module &module) {
     auto wireText = [&](WireId w) -> std::string {
       if (w >= fn.wireCount())
         return "%?";
-      return (llvm::Twine("%") + fn.wireNames[w] + "." + llvm::Twine(w)).str();
+      return (llvm::Twine("%") + fn.wires[w].name + "." + llvm::Twine(w)).str();
     };
     std::vector<unsigned> defs(fn.wireCount(), 0), uses(fn.wireCount(), 0);
     auto define = [&](WireId w) {
@@ -296,7 +296,7 @@ std::vector<std::string> verify(const Module &module) {
             inside.insert(k.outs.begin(), k.outs.end());
         });
         auto check = [&](WireId w) {
-          if (w < fn.wireCount() && !fn.unscoped[w] && !inside.contains(w))
+          if (w < fn.wireCount() && !fn.wires[w].unscoped && !inside.contains(w))
             problems.push_back("switch arm uses " + wireText(w) +
                                " from outside instead of taking it as a param" + where);
         };

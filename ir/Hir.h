@@ -130,16 +130,19 @@ struct Function {
   bool builtin = false;
   bool generated = false; // made by a pass (a floated combinator)
   Block body;             // no params; its result is the definition's value
-  /// By WireId: the source name or a hint; they point into the Core program
-  /// the module came from, or are literals.
-  std::vector<llvm::StringRef> wireNames;
-  std::vector<bool> unscoped;         // by WireId: a `$x` wire
-  /// By WireId: for a variable, the place of its binder among the
-  /// definition's named binders, in Bend's order (λ before its body, a
-  /// let's value before its names, arms in order); NoRank for other wires.
-  /// Variables passed into match arms go in the order Bend gives them.
-  std::vector<uint32_t> bindRank;
   static constexpr uint32_t NoRank = ~0u;
+  struct Wire {
+    /// The source name or a hint; it points into the Core program the
+    /// module came from, or is a literal.
+    llvm::StringRef name;
+    /// For a variable, the place of its binder among the definition's
+    /// named binders, in Bend's order (λ before its body, a let's value
+    /// before its names, arms in order); NoRank for other wires. Variables
+    /// passed into match arms go in the order Bend gives them.
+    uint32_t rank = NoRank;
+    bool unscoped = false; // a `$x` wire
+  };
+  std::vector<Wire> wires; // by WireId
 
   Function() = default;
   Function(Function &&) noexcept = default;
@@ -148,12 +151,10 @@ struct Function {
   Function &operator=(const Function &) = delete;
 
   WireId newWire(llvm::StringRef hint, bool isUnscoped = false, uint32_t rank = NoRank) {
-    wireNames.emplace_back(hint);
-    unscoped.push_back(isUnscoped);
-    bindRank.push_back(rank);
-    return WireId(wireNames.size() - 1);
+    wires.push_back(Wire{hint, rank, isUnscoped});
+    return WireId(wires.size() - 1);
   }
-  unsigned wireCount() const { return unsigned(wireNames.size()); }
+  unsigned wireCount() const { return unsigned(wires.size()); }
 };
 
 /// What the verifier may expect of a module, strengthened as passes run.

@@ -246,9 +246,7 @@ private:
 
   static void release(hir::Function &fn) {
     fn.body = hir::Block();
-    std::vector<llvm::StringRef>().swap(fn.wireNames);
-    std::vector<bool>().swap(fn.unscoped);
-    std::vector<uint32_t>().swap(fn.bindRank);
+    std::vector<hir::Function::Wire>().swap(fn.wires);
   }
 
   const core::Program &program;

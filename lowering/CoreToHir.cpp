@@ -92,9 +92,7 @@ public:
 
   /// Translates `body`, of about `expectedTerms` Core terms (0: unknown).
   void run(const core::Term *body, size_t expectedTerms) {
-    wires.wireNames.clear();
-    wires.unscoped.clear();
-    wires.bindRank.clear();
+    wires.wires.clear();
     // A definition of millions of terms (a long literal) is one large block:
     // room for its instructions and wires at once (a term makes at most one
     // of each, but for binders), rather than tables grown by doubling, each
@@ -104,20 +102,14 @@ public:
       if (scratch.levels.empty())
         scratch.levels.emplace_back();
       scratch.levels[0].reserve(expectedTerms);
-      wires.wireNames.reserve(expectedTerms + expectedTerms / 4);
-      wires.unscoped.reserve(expectedTerms + expectedTerms / 4);
-      wires.bindRank.reserve(expectedTerms + expectedTerms / 4);
+      wires.wires.reserve(expectedTerms + expectedTerms / 4);
     }
     fill(fn.body, [&] { return emit(body); });
     if (large) {
       // The tables themselves rather than copies of them.
-      fn.wireNames.swap(wires.wireNames);
-      fn.unscoped.swap(wires.unscoped);
-      fn.bindRank.swap(wires.bindRank);
+      fn.wires.swap(wires.wires);
     } else {
-      fn.wireNames.assign(wires.wireNames.begin(), wires.wireNames.end());
-      fn.unscoped.assign(wires.unscoped.begin(), wires.unscoped.end());
-      fn.bindRank.assign(wires.bindRank.begin(), wires.bindRank.end());
+      fn.wires.assign(wires.wires.begin(), wires.wires.end());
     }
     std::vector<WireId> &subst = scratch.subst;
     subst.assign(fn.wireCount(), NoWire);
@@ -274,7 +266,7 @@ private:
         aliases.emplace_back(unscopedWire(let->var), value);
       else if (!let->var.empty()) {
         bind(let->var, value);
-        wires.bindRank[value] = nextRank++;
+        wires.wires[value].rank = nextRank++;
       }
       WireId result = emit(let->body);
       scope.resize(depth);
@@ -404,7 +396,7 @@ private:
   std::vector<std::pair<llvm::StringRef, WireId>> scope;
   llvm::StringMap<WireId> unscoped;
   std::vector<std::pair<WireId, WireId>> aliases; // `let $x = v`: $x stands for v
-  uint32_t nextRank = 0;                           // the next binder's rank (Function::bindRank)
+  uint32_t nextRank = 0;                           // the next binder's rank (Function::Wire::rank)
 };
 
 } // namespace

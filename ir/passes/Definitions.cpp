@@ -24,7 +24,7 @@ void inlineAt(Function &into, Block &block, size_t index, const Function &from) 
   auto wire = [&](WireId w) {
     auto [it, inserted] = map.try_emplace(w, 0);
     if (inserted)
-      it->second = into.newWire(from.wireNames[w], from.unscoped[w]);
+      it->second = into.newWire(from.wires[w].name, from.wires[w].unscoped);
     return it->second;
   };
   std::function<void(const Block &, Block &)> copyBlock;
@@ -233,7 +233,7 @@ std::string canonicalText(const Function &fn) {
   std::function<void(const Block &)> block = [&](const Block &b) {
     auto wire = [&](WireId w) {
       auto [it, inserted] = order.try_emplace(w, WireId(order.size()));
-      os << (fn.unscoped[w] ? "$" : "%") << it->second << ' ';
+      os << (fn.wires[w].unscoped ? "$" : "%") << it->second << ' ';
     };
     os << '(';
     for (WireId p : b.params)

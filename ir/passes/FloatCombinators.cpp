@@ -70,7 +70,7 @@ struct Subtree {
   Value initial() const { return Value(); }
   Value transfer(const Block &b, llvm::ArrayRef<const Value *> children) const {
     Value v;
-    auto mention = [&](WireId w) { v.unscoped |= w < fn->wireCount() && fn->unscoped[w]; };
+    auto mention = [&](WireId w) { v.unscoped |= w < fn->wireCount() && fn->wires[w].unscoped; };
     for (WireId p : b.params)
       mention(p);
     mention(b.result);
@@ -262,9 +262,9 @@ private:
       info.unscoped |= subtrees[index].unscoped;
     }
     for (WireId w : i.ins)
-      info.unscoped |= bool(fn.unscoped[w]);
+      info.unscoped |= bool(fn.wires[w].unscoped);
     for (WireId w : i.outs)
-      info.unscoped |= bool(fn.unscoped[w]);
+      info.unscoped |= bool(fn.wires[w].unscoped);
 
     // Float the closed children that would run eagerly, or all closed ones
     // once the definition is large.
@@ -503,7 +503,7 @@ private:
     ref.outs = {acc};
     replaced.insts.push_back(std::move(ref));
     for (size_t k = 0; k < params.size(); ++k) {
-      WireId p = fn.newWire(g.wireNames[params[k]]);
+      WireId p = fn.newWire(g.wires[params[k]].name);
       replaced.params.push_back(p);
       Inst app(InstKind::App, g.loc);
       app.ins = {acc, p};
@@ -536,9 +536,7 @@ private:
     llvm::SmallVector<WireId, 16> mapped; // the old wires `moved` has an entry for
     WireMap(Function &f, Scratch &scratch)
         : from(f), to(scratch.movedWires), moved(scratch.movedWire) {
-      to.wireNames.clear();
-      to.unscoped.clear();
-      to.bindRank.clear();
+      to.wires.clear();
       if (moved.size() < from.wireCount())
         moved.resize(from.wireCount(), NoWire);
     }
@@ -554,18 +552,14 @@ private:
       if (w >= moved.size())
         moved.resize(w + 1, NoWire);
       if (moved[w] == NoWire) {
-        moved[w] = to.newWire(from.wireNames[w], from.unscoped[w]);
+        moved[w] = to.newWire(from.wires[w].name, from.wires[w].unscoped);
         mapped.push_back(w);
       }
       return moved[w];
     }
     WireId newWire(llvm::StringRef hint) { return to.newWire(hint); }
-    /// Gives the wires made so far to `g`, each table at its size.
-    void giveWires(Function &g) {
-      g.wireNames.assign(to.wireNames.begin(), to.wireNames.end());
-      g.unscoped.assign(to.unscoped.begin(), to.unscoped.end());
-      g.bindRank.assign(to.bindRank.begin(), to.bindRank.end());
-    }
+    /// Gives the wires made so far to `g`, in a table of their size.
+    void giveWires(Function &g) { g.wires.assign(to.wires.begin(), to.wires.end()); }
     Inst moveInst(Inst &&i) {
       Inst moved = std::move(i);
       for (WireId &w : moved.outs)

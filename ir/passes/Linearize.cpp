@@ -61,7 +61,7 @@ bool linearizeMatchesIn(Function &fn, MatchLinearization level, Scratch &scratch
     llvm::SmallVector<WireId, 8> vars;
     for (auto &arm : swi.blocks)
       for (WireId w : live[graph.indexOf(*arm)])
-        if (!fn.unscoped[w])
+        if (!fn.wires[w].unscoped)
           vars.push_back(w);
     if (level == MatchLinearization::Alt) {
       llvm::SmallVector<WireId, 8> around;
@@ -72,7 +72,7 @@ bool linearizeMatchesIn(Function &fn, MatchLinearization level, Scratch &scratch
     // binder's rank written in base 26, least significant letter first
     // (0 is a, 26 is ab), compared as text. Wires without a binder go last.
     auto key = [&](WireId w) {
-      uint32_t rank = fn.bindRank[w];
+      uint32_t rank = fn.wires[w].rank;
       std::string name;
       if (rank != Function::NoRank)
         for (uint32_t r = rank;; r /= 26) {
@@ -80,7 +80,7 @@ bool linearizeMatchesIn(Function &fn, MatchLinearization level, Scratch &scratch
           if (r < 26)
             break;
         }
-      return std::make_tuple(rank == Function::NoRank, name, fn.wireNames[w], w);
+      return std::make_tuple(rank == Function::NoRank, name, fn.wires[w].name, w);
     };
     std::sort(vars.begin(), vars.end(), [&](WireId a, WireId b) { return key(a) < key(b); });
     vars.erase(std::unique(vars.begin(), vars.end()), vars.end());
@@ -89,7 +89,7 @@ bool linearizeMatchesIn(Function &fn, MatchLinearization level, Scratch &scratch
     for (auto &arm : swi.blocks) {
       llvm::DenseMap<WireId, WireId> rename;
       for (WireId v : vars) {
-        WireId p = fn.newWire(fn.wireNames[v], /*isUnscoped=*/false, fn.bindRank[v]);
+        WireId p = fn.newWire(fn.wires[v].name, /*isUnscoped=*/false, fn.wires[v].rank);
         rename[v] = p;
         arm->params.push_back(p);
       }
@@ -260,7 +260,7 @@ void linearizeVariablesIn(Function &fn, Scratch &scratch) {
     copyBegin[w] = uint32_t(copyWires.size());
     if (uses[w] > 1)
       for (unsigned k = 0; k < uses[w]; ++k)
-        copyWires.push_back(fn.newWire(fn.wireNames[w]));
+        copyWires.push_back(fn.newWire(fn.wires[w].name));
   }
   copyBegin[originalWires] = uint32_t(copyWires.size());
   auto copies = [&](WireId w) {
@@ -297,7 +297,7 @@ void linearizeVariablesIn(Function &fn, Scratch &scratch) {
     for (size_t k = 0; k + 1 < made.size(); ++k) {
       Inst dup(InstKind::Dup);
       dup.ins = {source};
-      WireId rest = k + 2 == made.size() ? made[k + 1] : fn.newWire(fn.wireNames[w]);
+      WireId rest = k + 2 == made.size() ? made[k + 1] : fn.newWire(fn.wires[w].name);
       dup.outs = {made[k], rest};
       source = rest;
       out.push_back(std::move(dup));

@@ -155,9 +155,9 @@ TEST_CASE("liveness gives an arm the outer variables it uses") {
   auto &zero = live[graph.indexOf(*swi->blocks[0])];
   auto &succ = live[graph.indexOf(*swi->blocks[1])];
   REQUIRE(zero.size() == 1);
-  CHECK(main.wireNames[zero[0]] == "y");
+  CHECK(main.wires[zero[0]].name == "y");
   REQUIRE(succ.size() == 1);
-  CHECK(main.wireNames[succ[0]] == "z");
+  CHECK(main.wires[succ[0]].name == "z");
   CHECK(live[0].empty()); // the whole function is closed
 }
 
@@ -166,7 +166,7 @@ TEST_CASE("use counts count every use, nested blocks included") {
   Function &main = *c.hir->find("main");
   std::vector<unsigned> uses = useCounts(main);
   for (WireId w = 0; w < main.wireCount(); ++w)
-    if (main.wireNames[w] == "x")
+    if (main.wires[w].name == "x")
       CHECK(uses[w] == 2);
 }
 
@@ -176,11 +176,11 @@ TEST_CASE("use counts count an unscoped variable's uses outside its λ, and none
   std::vector<unsigned> uses = useCounts(main);
   bool sawY = false, sawU = false;
   for (WireId w = 0; w < main.wireCount(); ++w) {
-    if (main.unscoped[w] && main.wireNames[w] == "y") {
+    if (main.wires[w].unscoped && main.wires[w].name == "y") {
       CHECK(uses[w] == 1); // in the other element of the pair
       sawY = true;
     }
-    if (main.wireNames[w] == "u") {
+    if (main.wires[w].name == "u") {
       CHECK(uses[w] == 0);
       sawU = true;
     }
@@ -276,9 +276,9 @@ TEST_CASE("linearize matches passes variables in the order of their binders, as 
   Inst *swi = findFirst(main, InstKind::Swi);
   REQUIRE(swi);
   REQUIRE(swi->ins.size() == 4);
-  CHECK(main.wireNames[swi->ins[1]].str() == "s");
-  CHECK(main.wireNames[swi->ins[2]].str() == "a");
-  CHECK(main.wireNames[swi->ins[3]].str() == "b");
+  CHECK(main.wires[swi->ins[1]].name.str() == "s");
+  CHECK(main.wires[swi->ins[2]].name.str() == "a");
+  CHECK(main.wires[swi->ins[3]].name.str() == "b");
   // With 26 binders before it, x is `ab` in Bend's names, y is `bb`, and z,
   // bound before them, is `z`: ab < bb < z.
   std::string many = "main = λn ";
@@ -291,9 +291,9 @@ TEST_CASE("linearize matches passes variables in the order of their binders, as 
   Inst *swi2 = findFirst(m2, InstKind::Swi);
   REQUIRE(swi2);
   REQUIRE(swi2->ins.size() == 4);
-  CHECK(m2.wireNames[swi2->ins[1]].str() == "x");
-  CHECK(m2.wireNames[swi2->ins[2]].str() == "y");
-  CHECK(m2.wireNames[swi2->ins[3]].str() == "z");
+  CHECK(m2.wires[swi2->ins[1]].name.str() == "x");
+  CHECK(m2.wires[swi2->ins[2]].name.str() == "y");
+  CHECK(m2.wires[swi2->ins[3]].name.str() == "z");
 }
 
 TEST_CASE("without linearized matches a variable both arms use is duplicated") {
@@ -601,8 +601,8 @@ TEST_CASE("linearize matches gives a match's arms its variables after the fields
   REQUIRE(m);
   CHECK(m->ins.size() == 2); // the scrutinee and v
   REQUIRE(m->blocks[0]->params.size() == 2);
-  CHECK(f.wireNames[m->blocks[0]->params[0]] == "t.x"); // the field first
-  CHECK(f.wireNames[m->blocks[0]->params[1]] == "v");
+  CHECK(f.wires[m->blocks[0]->params[0]].name == "t.x"); // the field first
+  CHECK(f.wires[m->blocks[0]->params[1]].name == "v");
   CHECK(m->blocks[1]->params.size() == 1);
 }
 
