@@ -169,9 +169,9 @@ core::Term *Desugarer::cloneNode(Term *t) {
     return era(t->loc);
   }
   switch (t->kind) {
-  case TermKind::Var: return var(cast<core::VarTerm>(t)->name, t->loc);
-  case TermKind::Link: return prog.make<core::LinkTerm>(t->loc, cast<core::LinkTerm>(t)->name);
-  case TermKind::Ref: return ref(cast<core::RefTerm>(t)->name, t->loc);
+  case TermKind::Var: return var(cast<core::VarTerm>(t)->name(), t->loc);
+  case TermKind::Link: return prog.make<core::LinkTerm>(t->loc, cast<core::LinkTerm>(t)->name());
+  case TermKind::Ref: return ref(cast<core::RefTerm>(t)->name(), t->loc);
   case TermKind::Era: return era(t->loc);
   case TermKind::Num: return prog.make<core::NumTerm>(t->loc, cast<core::NumTerm>(t)->value);
   case TermKind::Lam: {
@@ -232,7 +232,7 @@ void Desugarer::captureFreeVars(Term *t, SourceRange range) {
     using llvm::cast;
     switch (u->kind) {
     case TermKind::Var: {
-      StringRef n = cast<core::VarTerm>(u)->name;
+      StringRef n = cast<core::VarTerm>(u)->name();
       if (!llvm::is_contained(bound, n))
         lookup(n, range);
       return;
@@ -1235,7 +1235,7 @@ core::Term *Desugarer::wrapMapGets(size_t from, Term *body) {
     MapGet &g = mapGets[i];
     SMLoc loc = at(g.range);
     Term *map = lookup(g.map, g.range);
-    StringRef mapVar = llvm::isa<core::VarTerm>(map) ? llvm::cast<core::VarTerm>(map)->name : g.map;
+    StringRef mapVar = llvm::isa<core::VarTerm>(map) ? llvm::cast<core::VarTerm>(map)->name() : g.map;
     Term *get = callGlobal("Map/get", {map, g.key}, g.range);
     body = prog.make<core::LetPairTerm>(TermKind::LetTup, loc, g.var, mapVar, get, body);
   }

@@ -571,15 +571,15 @@ Ty *Checker::infer(const Term *t) {
     return inferMatch(note->second);
   switch (t->kind) {
   case TermKind::Var: {
-    Ty *ty = lookupVar(cast<core::VarTerm>(t)->name);
+    Ty *ty = lookupVar(cast<core::VarTerm>(t)->name());
     if (info && t->loc.isValid())
       useTypes.try_emplace(t->loc.getPointer(), ty);
     return ty;
   }
-  case TermKind::Ref: return refType(cast<core::RefTerm>(t)->name);
+  case TermKind::Ref: return refType(cast<core::RefTerm>(t)->name());
   case TermKind::Link:
     fail(DiagKind::UntypedTerm, t,
-         "unscoped variable '$" + cast<core::LinkTerm>(t)->name.str() +
+         "unscoped variable '$" + cast<core::LinkTerm>(t)->name().str() +
              "' in the type-checked function '" + currentDef.str() + "'");
   case TermKind::Lam: {
     auto *l = cast<core::LamTerm>(t);

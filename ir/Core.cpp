@@ -116,13 +116,13 @@ public:
     using llvm::cast;
     switch (t->kind) {
     case TermKind::Var:
-      os << cast<VarTerm>(t)->name;
+      os << cast<VarTerm>(t)->name();
       return;
     case TermKind::Link:
-      os << '$' << cast<LinkTerm>(t)->name;
+      os << '$' << cast<LinkTerm>(t)->name();
       return;
     case TermKind::Ref:
-      os << cast<RefTerm>(t)->name;
+      os << cast<RefTerm>(t)->name();
       return;
     case TermKind::Era:
       os << '*';
@@ -233,7 +233,7 @@ void ProgramRefs::add(const Term *body, const llvm::DenseSet<const char *> *cons
   forEachTerm(body, [&](const Term *t) {
     ++terms;
     if (auto *ref = llvm::dyn_cast<RefTerm>(t)) {
-      names.push_back(ref->name);
+      names.push_back(ref->name());
     } else if (auto *app = llvm::dyn_cast<AppTerm>(t); app && constructors &&
                                                      app->fun->kind != TermKind::App) {
       calls += isCall(app, *constructors);
@@ -248,7 +248,7 @@ void ProgramRefs::add(const Term *body, const llvm::DenseSet<const char *> *cons
 void collectRefs(const Term *root, llvm::SmallVectorImpl<llvm::StringRef> &out) {
   forEachTerm(root, [&](const Term *t) {
     if (auto *ref = llvm::dyn_cast<RefTerm>(t))
-      out.push_back(ref->name);
+      out.push_back(ref->name());
   });
 }
 
@@ -285,7 +285,7 @@ bool decodeMatch(AdtEncoding encoding, const AppTerm *t, const MatchShape &shape
         auto *swi = llvm::dyn_cast<SwiTerm>(at);
         auto *on = swi ? llvm::dyn_cast<VarTerm>(swi->arg) : nullptr;
         auto *succ = swi ? llvm::dyn_cast<LamTerm>(swi->succ) : nullptr;
-        if (!on || on->name != tag || tag.empty() || !succ || succ->unscoped)
+        if (!on || on->name() != tag || tag.empty() || !succ || succ->unscoped)
           return false;
         arms.push_back(swi->zero);
         tag = succ->var;

@@ -91,14 +91,26 @@ protected:
 #define CORE_TERM(Name)                                                        \
   static bool classof(const Term *t) { return t->kind == TermKind::Name; }
 
-struct VarTerm : Term {
-  llvm::StringRef name;
-  VarTerm(llvm::SMLoc l, llvm::StringRef n) : Term(TermKind::Var, l), name(n) {}
+/// A term that is a name: its length goes in the header's padding, so
+/// that the term takes 24 bytes rather than 32 (variables and references
+/// are a third of a program's terms).
+struct NamedTerm : Term {
+  llvm::StringRef name() const { return llvm::StringRef(nameData, nameLength); }
+
+protected:
+  NamedTerm(TermKind k, llvm::SMLoc l, llvm::StringRef n)
+      : Term(k, l), nameLength(uint32_t(n.size())), nameData(n.data()) {}
+
+private:
+  uint32_t nameLength;
+  const char *nameData;
+};
+struct VarTerm : NamedTerm {
+  VarTerm(llvm::SMLoc l, llvm::StringRef n) : NamedTerm(TermKind::Var, l, n) {}
   CORE_TERM(Var)
 };
-struct LinkTerm : Term {
-  llvm::StringRef name;
-  LinkTerm(llvm::SMLoc l, llvm::StringRef n) : Term(TermKind::Link, l), name(n) {}
+struct LinkTerm : NamedTerm {
+  LinkTerm(llvm::SMLoc l, llvm::StringRef n) : NamedTerm(TermKind::Link, l, n) {}
   CORE_TERM(Link)
 };
 struct LamTerm : Term {
@@ -161,15 +173,16 @@ struct SwiTerm : Term {
       : Term(TermKind::Swi, l), arg(a), zero(z), succ(s) {}
   CORE_TERM(Swi)
 };
-struct RefTerm : Term {
-  /// Saved by Program::save, as definitions' names are: equal names are
-  /// one pointer, which maps may key by (and Program::definitionOf reads).
-  llvm::StringRef name;
-  RefTerm(llvm::SMLoc l, llvm::StringRef n) : Term(TermKind::Ref, l), name(n) {}
+/// Its name is saved by Program::save, as definitions' names are: equal
+/// names are one pointer, which maps may key by (and Program::definitionOf
+/// reads).
+struct RefTerm : NamedTerm {
+  RefTerm(llvm::SMLoc l, llvm::StringRef n) : NamedTerm(TermKind::Ref, l, n) {}
   CORE_TERM(Ref)
 };
 #undef CORE_TERM
-static_assert(sizeof(LamTerm) == 40 && sizeof(OprTerm) == 32 && sizeof(LetTerm) == 48,
+static_assert(sizeof(LamTerm) == 40 && sizeof(OprTerm) == 32 && sizeof(LetTerm) == 48 &&
+                  sizeof(VarTerm) == 24 && sizeof(RefTerm) == 24,
               "small fields of terms share the header's padding");
 
 struct Definition {
@@ -357,7 +370,7 @@ template <typename Fn> void forEachTerm(const Term *root, Fn &&fn) {
 /// whose nodes are in the net (no work).
 inline bool isCall(const AppTerm *app, const llvm::DenseSet<const char *> &constructors) {
   auto *head = llvm::dyn_cast<RefTerm>(app->fun);
-  return !head || !constructors.contains(head->name.data());
+  return !head || !constructors.contains(head->name().data());
 }
 
 /// Appends the definitions `term` refers to, once per occurrence.

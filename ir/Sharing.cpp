@@ -174,7 +174,7 @@ private:
     case TermKind::LetTup:
     case TermKind::Dup: return isPlain(cast<LetPairTerm>(t)->body);
     case TermKind::Ref: {
-      llvm::StringRef name = cast<RefTerm>(t)->name;
+      llvm::StringRef name = cast<RefTerm>(t)->name();
       auto ctr = ctrFields.find(name.data());
       if (ctr != ctrFields.end())
         return ctr->second == 0;
@@ -200,7 +200,7 @@ private:
       if (!ref)
         return false;
       // A constructor given all its fields is plain when they are.
-      auto ctr = ctrFields.find(ref->name.data());
+      auto ctr = ctrFields.find(ref->name().data());
       if (ctr != ctrFields.end()) {
         if (ctr->second != args.size())
           return false;
@@ -209,7 +209,7 @@ private:
             return false;
         return true;
       }
-      return callIsPlain(ref->name, unsigned(args.size()));
+      return callIsPlain(ref->name(), unsigned(args.size()));
     }
     default: return false;
     }
@@ -242,7 +242,7 @@ private:
     switch (t->kind) {
     case TermKind::Var: {
       auto *v = cast<VarTerm>(t);
-      auto s = scopes.find(v->name);
+      auto s = scopes.find(v->name());
       if (s == scopes.end() || s->second.empty())
         return;
       s->second.back().uses.push_back(v);
@@ -502,20 +502,20 @@ private:
     switch (t->kind) {
     case TermKind::Var: {
       auto *v = cast<VarTerm>(t);
-      auto s = scopes.find(v->name);
+      auto s = scopes.find(v->name());
       if (s != scopes.end() && !s->second.empty())
         std::tie(nodes[me].binder, nodes[me].binderSlot) = s->second.back();
       else
-        h = llvm::hash_combine(h, v->name); // a global name
+        h = llvm::hash_combine(h, v->name()); // a global name
       // A bound variable's name is not hashed: equal terms may name their
       // binders differently. `same` tells the binders apart.
       break;
     }
     case TermKind::Link:
       nodes[me].hasUnscoped = true;
-      h = llvm::hash_combine(h, cast<LinkTerm>(t)->name);
+      h = llvm::hash_combine(h, cast<LinkTerm>(t)->name());
       break;
-    case TermKind::Ref: h = llvm::hash_combine(h, cast<RefTerm>(t)->name); break;
+    case TermKind::Ref: h = llvm::hash_combine(h, cast<RefTerm>(t)->name()); break;
     case TermKind::Num:
       h = llvm::hash_combine(h, unsigned(cast<NumTerm>(t)->value.kind), cast<NumTerm>(t)->value.bits);
       break;
@@ -637,7 +637,7 @@ private:
           return false;
         if (x.binderSlot != y.binderSlot)
           return false;
-        if (x.binder < 0 && cast<VarTerm>(x.term)->name != cast<VarTerm>(y.term)->name)
+        if (x.binder < 0 && cast<VarTerm>(x.term)->name() != cast<VarTerm>(y.term)->name())
           return false;
       }
     }
@@ -650,7 +650,7 @@ private:
     case TermKind::Num:
       return cast<NumTerm>(x)->value.kind == cast<NumTerm>(y)->value.kind &&
              cast<NumTerm>(x)->value.bits == cast<NumTerm>(y)->value.bits;
-    case TermKind::Ref: return cast<RefTerm>(x)->name == cast<RefTerm>(y)->name;
+    case TermKind::Ref: return cast<RefTerm>(x)->name() == cast<RefTerm>(y)->name();
     case TermKind::Opr: return cast<OprTerm>(x)->op == cast<OprTerm>(y)->op;
     case TermKind::Lam:
       return cast<LamTerm>(x)->unscoped == cast<LamTerm>(y)->unscoped &&

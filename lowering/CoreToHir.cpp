@@ -185,11 +185,11 @@ private:
 
   WireId lookup(const core::VarTerm *v) {
     for (auto it = scope.rbegin(); it != scope.rend(); ++it)
-      if (it->first == v->name)
+      if (it->first == v->name())
         return it->second;
-    diags.report(DiagKind::UnboundVariable, v->loc, "unbound variable '" + v->name.str() + "'");
+    diags.report(DiagKind::UnboundVariable, v->loc, "unbound variable '" + v->name().str() + "'");
     failed = true;
-    return def(InstKind::Era, v->loc, {}, v->name);
+    return def(InstKind::Era, v->loc, {}, v->name());
   }
 
   /// Emits `body` into a new block with `params` bound to `names`.
@@ -223,10 +223,10 @@ private:
   WireId emit(const core::Term *t) {
     switch (t->kind) {
     case core::TermKind::Var: return lookup(cast<core::VarTerm>(t));
-    case core::TermKind::Link: return unscopedWire(cast<core::LinkTerm>(t)->name);
+    case core::TermKind::Link: return unscopedWire(cast<core::LinkTerm>(t)->name());
     case core::TermKind::Ref: {
       Inst &i = place(InstKind::Ref, t->loc);
-      i.ref = cast<core::RefTerm>(t)->name;
+      i.ref = cast<core::RefTerm>(t)->name();
       // A function's id is its definition's place.
       if (uint32_t k = program.definitionOf(i.ref); k != core::Program::NoDefinition)
         i.numb = k;
