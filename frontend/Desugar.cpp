@@ -173,7 +173,7 @@ core::Term *Desugarer::cloneNode(Term *t) {
   case TermKind::Link: return prog.make<core::LinkTerm>(t->loc, cast<core::LinkTerm>(t)->name());
   case TermKind::Ref: return ref(cast<core::RefTerm>(t)->name(), t->loc);
   case TermKind::Era: return era(t->loc);
-  case TermKind::Num: return prog.make<core::NumTerm>(t->loc, cast<core::NumTerm>(t)->value);
+  case TermKind::Num: return prog.make<core::NumTerm>(t->loc, cast<core::NumTerm>(t)->value());
   case TermKind::Lam: {
     auto *l = cast<core::LamTerm>(t);
     return prog.make<core::LamTerm>(t->loc, l->var, l->unscoped, clone(l->body));

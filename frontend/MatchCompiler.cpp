@@ -240,7 +240,7 @@ unsigned usePredecessor(Term *&body, StringRef name, uint32_t k, StringRef pred,
       auto *var = llvm::dyn_cast<core::VarTerm>(opr->lhs);
       auto *num = llvm::dyn_cast<core::NumTerm>(opr->rhs);
       if (opr->op == core::Op::Sub && var && var->name() == name && num &&
-          num->value.kind == core::NumKind::U24 && num->value.bits == k) {
+          num->value().kind == core::NumKind::U24 && num->value().bits == k) {
         *slot = prog.make<core::VarTerm>(t->loc, pred);
         break;
       }
@@ -317,7 +317,8 @@ Term *MatchCompiler::leaf(Row &row) {
         sum && sum->op == core::Op::Add && unscopedLets.count(i) == 0)
       if (auto *pred = llvm::dyn_cast<core::VarTerm>(sum->lhs))
         if (auto *k = llvm::dyn_cast<core::NumTerm>(sum->rhs))
-          if (usePredecessor(body, lets[i].first, k->value.bits & 0xFFFFFF, pred->name(), d.prog) == 0)
+          if (usePredecessor(body, lets[i].first, k->value().bits & 0xFFFFFF, pred->name(),
+                             d.prog) == 0)
             continue;
     body = d.prog.make<core::LetTerm>(loc, d.prog.save(lets[i].first), unscopedLets.count(i) != 0,
                                       lets[i].second, body);

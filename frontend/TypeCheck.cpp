@@ -639,7 +639,7 @@ Ty *Checker::infer(const Term *t) {
   }
   case TermKind::Era: return prim(TK::None);
   case TermKind::Num:
-    switch (cast<core::NumTerm>(t)->value.kind) {
+    switch (cast<core::NumTerm>(t)->value().kind) {
     case core::NumKind::U24: return prim(TK::U24);
     case core::NumKind::I24: return prim(TK::I24);
     case core::NumKind::F24: return prim(TK::F24);

@@ -128,7 +128,7 @@ public:
       os << '*';
       return;
     case TermKind::Num:
-      printNumber(os, cast<NumTerm>(t)->value);
+      printNumber(os, cast<NumTerm>(t)->value());
       return;
     case TermKind::Lam: {
       auto *lam = cast<LamTerm>(t);

@@ -156,10 +156,15 @@ struct EraTerm : Term {
   explicit EraTerm(llvm::SMLoc l) : Term(TermKind::Era, l) {}
   CORE_TERM(Era)
 };
+/// Its number's kind and payload go in the header's padding: 16 bytes.
 struct NumTerm : Term {
-  Number value;
-  NumTerm(llvm::SMLoc l, Number v) : Term(TermKind::Num, l), value(v) {}
+  NumTerm(llvm::SMLoc l, Number v) : Term(TermKind::Num, l), numKind(v.kind), bits(v.bits) {}
+  Number value() const { return Number{numKind, bits}; }
   CORE_TERM(Num)
+
+private:
+  NumKind numKind;
+  uint32_t bits;
 };
 struct OprTerm : Term {
   Op op; // in the header's padding
@@ -182,7 +187,7 @@ struct RefTerm : NamedTerm {
 };
 #undef CORE_TERM
 static_assert(sizeof(LamTerm) == 40 && sizeof(OprTerm) == 32 && sizeof(LetTerm) == 48 &&
-                  sizeof(VarTerm) == 24 && sizeof(RefTerm) == 24,
+                  sizeof(VarTerm) == 24 && sizeof(RefTerm) == 24 && sizeof(NumTerm) == 16,
               "small fields of terms share the header's padding");
 
 struct Definition {

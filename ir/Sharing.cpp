@@ -516,9 +516,11 @@ private:
       h = llvm::hash_combine(h, cast<LinkTerm>(t)->name());
       break;
     case TermKind::Ref: h = llvm::hash_combine(h, cast<RefTerm>(t)->name()); break;
-    case TermKind::Num:
-      h = llvm::hash_combine(h, unsigned(cast<NumTerm>(t)->value.kind), cast<NumTerm>(t)->value.bits);
+    case TermKind::Num: {
+      Number n = cast<NumTerm>(t)->value();
+      h = llvm::hash_combine(h, unsigned(n.kind), n.bits);
       break;
+    }
     case TermKind::Era: break;
     case TermKind::Lam: {
       auto *lam = cast<LamTerm>(t);
@@ -648,8 +650,8 @@ private:
   static bool sameLocal(const Term *x, const Term *y) {
     switch (x->kind) {
     case TermKind::Num:
-      return cast<NumTerm>(x)->value.kind == cast<NumTerm>(y)->value.kind &&
-             cast<NumTerm>(x)->value.bits == cast<NumTerm>(y)->value.bits;
+      return cast<NumTerm>(x)->value().kind == cast<NumTerm>(y)->value().kind &&
+             cast<NumTerm>(x)->value().bits == cast<NumTerm>(y)->value().bits;
     case TermKind::Ref: return cast<RefTerm>(x)->name() == cast<RefTerm>(y)->name();
     case TermKind::Opr: return cast<OprTerm>(x)->op == cast<OprTerm>(y)->op;
     case TermKind::Lam:

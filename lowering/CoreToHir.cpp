@@ -239,7 +239,7 @@ private:
       return out(i, "r");
     }
     case core::TermKind::Era: return def(InstKind::Era, t->loc, {}, "e");
-    case core::TermKind::Num: return numWire(numbOf(cast<core::NumTerm>(t)->value), t->loc);
+    case core::TermKind::Num: return numWire(numbOf(cast<core::NumTerm>(t)->value()), t->loc);
     case core::TermKind::Lam: {
       auto *lam = cast<core::LamTerm>(t);
       WireId param = lamParam(lam);
@@ -346,11 +346,11 @@ private:
     auto *rhsNum = llvm::dyn_cast<core::NumTerm>(o->rhs);
     if (lhsNum) {
       // [op lhs] meets the node: `[op lhs] ~ $(rhs result)`.
-      WireId n = numWire((numbOf(lhsNum->value) & ~0x1Fu) | tag, o->loc);
+      WireId n = numWire((numbOf(lhsNum->value()) & ~0x1Fu) | tag, o->loc);
       result = opr(n, emit(o->rhs), o->loc);
     } else if (rhsNum && o->op != core::Op::Pow) {
       WireId x = emit(o->lhs);
-      result = oprNum(x, (numbOf(rhsNum->value) & ~0x1Fu) | flipped(tag), o->loc);
+      result = oprNum(x, (numbOf(rhsNum->value()) & ~0x1Fu) | flipped(tag), o->loc);
     } else {
       WireId x = emit(o->lhs);
       WireId partial = oprNum(x, num::makeSym(tag), o->loc);
