@@ -1235,7 +1235,8 @@ core::Term *Desugarer::wrapMapGets(size_t from, Term *body) {
     MapGet &g = mapGets[i];
     SMLoc loc = at(g.range);
     Term *map = lookup(g.map, g.range);
-    StringRef mapVar = llvm::isa<core::VarTerm>(map) ? llvm::cast<core::VarTerm>(map)->name() : g.map;
+    auto *mapName = llvm::dyn_cast<core::VarTerm>(map);
+    StringRef mapVar = mapName ? mapName->name() : g.map;
     Term *get = callGlobal("Map/get", {map, g.key}, g.range);
     body = prog.make<core::LetPairTerm>(TermKind::LetTup, loc, g.var, mapVar, get, body);
   }
