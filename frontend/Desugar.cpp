@@ -1697,9 +1697,12 @@ void Desugarer::emitDefinition(DefData &def) {
   checkUnscoped();
   def.coreIndex = uint32_t(prog.defs.size());
   prog.defs.push_back(core::Definition{name, body, at(def.fun->range), def.builtin});
+  noteReferences();
 }
 
 void Desugarer::applyArguments(const DefData &entry, llvm::ArrayRef<Expr *> args) {
+  // The entry's body changes: what it refers to is found again later.
+  prog.refs = core::ProgramRefs();
   file = entry.file;
   // Lifted out of an argument, a definition is named after it; the entry's
   // own lifts keep their names.
@@ -1729,6 +1732,19 @@ void Desugarer::applyArguments(const DefData &entry, llvm::ArrayRef<Expr *> args
     facts.firstArgument = args.front()->range;
     return;
   }
+}
+
+void Desugarer::noteReferences() {
+  core::ProgramRefs &refs = prog.refs;
+  if (!constructorsNamed) {
+    constructorNames = prog.constructorNames();
+    constructorsNamed = true;
+  }
+  // Definitions are complete once made (a lift's placeholders are patched
+  // before the definition that lifts it ends), and stay as they are until
+  // arguments are applied to the entry point (which starts over).
+  for (size_t k = refs.begin.size() - 1; k < prog.defs.size(); ++k)
+    refs.add(prog.defs[k].body, &constructorNames);
 }
 
 void Desugarer::emitConstructors() {
@@ -1771,6 +1787,7 @@ void Desugarer::emitConstructors() {
     }
     prog.adts.push_back(std::move(info));
   }
+  noteReferences();
 }
 
 } // namespace bendc::frontend

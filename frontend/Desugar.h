@@ -122,6 +122,12 @@ public:
   const TypingFacts &typingFacts() const { return facts; }
 
 private:
+  /// Records in Program::refs what the definitions made since the last
+  /// call refer to, while their terms are still in cache (the program
+  /// check reads them rather than walking every term again).
+  void noteReferences();
+  llvm::DenseSet<const char *> constructorNames; // Program::constructorNames, once made
+  bool constructorsNamed = false;
   friend class MatchCompiler;
 
   // ---- scopes -------------------------------------------------------------

@@ -484,15 +484,20 @@ void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
   }
   prog.entry = prog.save(entry);
   // One walk per definition gives both checks (and type checking) what they
-  // need: the names each refers to.
+  // need: the names each refers to. The desugarer made it as it went, unless
+  // arguments were applied to the entry point since.
   core::ProgramRefs &refs = prog.refs;
-  refs = core::ProgramRefs();
-  refs.begin.reserve(prog.defs.size() + 1);
-  // Sharing recovery reads how many calls each definition makes.
-  llvm::DenseSet<const char *> constructors = prog.constructorNames();
-  for (const core::Definition &d : prog.defs) {
-    refs.add(d.body, &constructors);
-    if (llvm::is_contained(refs.of(refs.begin.size() - 2), entry)) {
+  if (!refs.covers(prog.defs.size())) {
+    refs = core::ProgramRefs();
+    refs.begin.reserve(prog.defs.size() + 1);
+    // Sharing recovery reads how many calls each definition makes.
+    llvm::DenseSet<const char *> constructors = prog.constructorNames();
+    for (const core::Definition &d : prog.defs)
+      refs.add(d.body, &constructors);
+  }
+  for (size_t k = 0; k < prog.defs.size(); ++k) {
+    const core::Definition &d = prog.defs[k];
+    if (llvm::is_contained(refs.of(k), entry)) {
       diags.report(DiagKind::MainReferenced, d.loc,
                    "'" + entry.str() + "' cannot be referenced inside the program (in '" +
                        d.name.str() + "')");

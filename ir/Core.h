@@ -260,11 +260,12 @@ struct Program {
   AdtEncoding encoding = AdtEncoding::NumScott;
   llvm::StringRef entry = "main";
   llvm::DenseMap<const Term *, MatchShape> matches; // by Program::noteMatch
-  /// What each definition refers to, as the program check found it. The
-  /// passes after the check keep each definition's set of names (sharing
-  /// recovery binds one of several equal terms and drops the others), so
-  /// later phases read these instead of walking every term again; empty
-  /// when the check did not get that far.
+  /// What each definition refers to, as the desugarer made it or the
+  /// program check found it. The passes after the check keep each
+  /// definition's set of names (sharing recovery binds one of several
+  /// equal terms and drops the others), so later phases read these instead
+  /// of walking every term again; they cover fewer definitions than `defs`
+  /// when neither got that far.
   ProgramRefs refs;
 
   template <typename T, typename... Args> T *make(Args &&...args) {
