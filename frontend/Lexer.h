@@ -56,6 +56,8 @@ private:
     t.value.as<T>() = value;
     return t;
   }
+  Token takePending();
+  Token scanned();
   Token scan();
   Token lexToken();
   void skipTrivia(bool &sawNewline);

@@ -154,12 +154,17 @@ void Lexer::layoutAfterNewline() {
     indents.clear(); // back to fun syntax
 }
 
-Token Lexer::next() {
-  if (!pending.empty()) {
-    Token t = std::move(pending.front());
-    pending.pop_front();
-    return t;
-  }
+// Each path returns one token made in place (two named tokens in one
+// function would be copied on the way out, once per token of the file).
+Token Lexer::next() { return pending.empty() ? scanned() : takePending(); }
+
+Token Lexer::takePending() {
+  Token t = pending.front();
+  pending.pop_front();
+  return t;
+}
+
+Token Lexer::scanned() {
   Token t = scan();
   if (t.location.end.getPointer() > lastEnd)
     lastEnd = t.location.end.getPointer();
