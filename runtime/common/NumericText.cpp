@@ -305,10 +305,16 @@ std::string showNumb(Numb n) {
   }
   case TyF24: return showF24(f24Of(n));
   default: {
+    // `[op0x...]`: the operand as 7 upper-case hex digits (books hold many).
+    std::string text = "[";
     const char *op = opText(ty);
-    char hex[16];
-    std::snprintf(hex, sizeof hex, "%07X", unsigned(u24Of(n)));
-    return std::string("[") + (op ? op : "?") + "0x" + hex + "]";
+    text += op ? op : "?";
+    text += "0x";
+    uint32_t v = u24Of(n);
+    for (int shift = 24; shift >= 0; shift -= 4)
+      text += "0123456789ABCDEF"[(v >> shift) & 0xF];
+    text += ']';
+    return text;
   }
   }
 }
