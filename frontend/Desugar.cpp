@@ -146,7 +146,8 @@ core::Term *Desugarer::endLift(Lift *lift, Term *body, SourceRange range) {
   }
   lift->done = true;
   llvm::StringRef name = prog.save(lift->name);
-  facts.defs[name.data()] = TypingFacts::Def{nullptr, file, checkedDef, true, {}, false};
+  TypingFacts::set(facts.defs, prog.defs.size(),
+                   TypingFacts::Def{nullptr, file, checkedDef, true, {}, false});
   prog.defs.push_back(core::Definition{name, body, loc, file->builtin});
   return selfRef(lift, range);
 }
@@ -1680,7 +1681,8 @@ void Desugarer::emitDefinition(DefData &def) {
   withType = {};
   if (def.hvm) {
     llvm::StringRef name = prog.save(def.name);
-    facts.defs[name.data()] = TypingFacts::Def{def.hvm->type, file, false, false, def.hvm->range};
+    TypingFacts::set(facts.hvmDefs, prog.hvmDefs.size(),
+                     TypingFacts::Def{def.hvm->type, file, false, false, def.hvm->range});
     prog.hvmDefs.push_back(core::HvmDefinition{
         name, prog.save(def.hvm->text), at(def.hvm->range),
         llvm::SMLoc::getFromPointer(def.hvm->text.data()), def.builtin});
@@ -1689,12 +1691,14 @@ void Desugarer::emitDefinition(DefData &def) {
   checkedDef = def.fun->checked();
   clones.clear();
   llvm::StringRef name = prog.save(def.name);
-  facts.defs[name.data()] =
-      TypingFacts::Def{def.fun->sig, file, checkedDef, false, def.fun->nameRange, def.fun->annotated};
+  TypingFacts::Def known{def.fun->sig, file, checkedDef, false, def.fun->nameRange,
+                         def.fun->annotated};
   Term *body = function(def.fun);
   if (!mapGets.empty())
     body = wrapMapGets(0, body);
   checkUnscoped();
+  // Its place comes after those of the definitions it lifted out.
+  TypingFacts::set(facts.defs, prog.defs.size(), known);
   def.coreIndex = uint32_t(prog.defs.size());
   prog.defs.push_back(core::Definition{name, body, at(def.fun->range), def.builtin});
   noteReferences();

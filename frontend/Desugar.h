@@ -88,9 +88,20 @@ struct TypingFacts {
     bool generated = false; // lifted out of another definition
     SourceRange name;       // where the definition is named, for messages
     bool annotated = false; // `sig` was written (not made up for `def f(x)`)
+    bool known = false;     // set by the desugarer (not so for constructors)
   };
-  /// By the Core definition's name, as its pointer (Core saves each name once).
-  llvm::DenseMap<const char *, Def> defs;
+  /// By place in core::Program::defs, and in core::Program::hvmDefs.
+  std::vector<Def> defs, hvmDefs;
+  /// What is known of the `k`th entry of `table` (defs or hvmDefs), or null.
+  static const Def *of(const std::vector<Def> &table, size_t k) {
+    return k < table.size() && table[k].known ? &table[k] : nullptr;
+  }
+  static void set(std::vector<Def> &table, size_t k, Def d) {
+    if (table.size() <= k)
+      table.resize(k + 1);
+    d.known = true;
+    table[k] = d;
+  }
   /// A `match` encoded in Core: the term that stands for it, what it
   /// scrutinizes and, per constructor, the arm as a λ over its fields.
   struct Match {

@@ -826,24 +826,24 @@ void Checker::inferGroup(llvm::ArrayRef<unsigned> group) {
 void Checker::run() {
   for (const CtrData &c : book.ctrStore)
     schemes[c.name] = constructorScheme(c);
-  for (const core::HvmDefinition &h : prog.hvmDefs) {
-    auto f = facts.defs.find(h.name.data());
-    schemes[h.name] = f != facts.defs.end() ? schemeOf(f->second.sig, f->second.file) : prim(TK::Any);
+  for (size_t k = 0; k < prog.hvmDefs.size(); ++k) {
+    const TypingFacts::Def *f = TypingFacts::of(facts.hvmDefs, k);
+    schemes[prog.hvmDefs[k].name] = f ? schemeOf(f->sig, f->file) : prim(TK::Any);
   }
   llvm::DenseMap<const char *, unsigned> index; // by the name's pointer in Core
   std::vector<uint32_t> place;                  // of each checked definition in `defs`
   for (const core::Definition &d : prog.defs) {
-    auto f = facts.defs.find(d.name.data());
-    if (f == facts.defs.end() || d.constructor)
+    const TypingFacts::Def *f = TypingFacts::of(facts.defs, size_t(&d - prog.defs.data()));
+    if (!f || d.constructor)
       continue;
-    if (!f->second.checked) {
+    if (!f->checked) {
       // Unchecked: its annotation is taken as true (`Any` where absent).
-      schemes[d.name] = schemeOf(f->second.sig, f->second.file);
+      schemes[d.name] = schemeOf(f->sig, f->file);
       continue;
     }
     index[d.name.data()] = unsigned(checked.size());
     place.push_back(uint32_t(&d - prog.defs.data()));
-    checked.push_back(CheckedDef{&d, &f->second});
+    checked.push_back(CheckedDef{&d, f});
   }
   if (checked.empty())
     return;
