@@ -869,16 +869,26 @@ void Checker::run() {
       if (auto it = index.find(r.data()); it != index.end())
         graph.nodes[i].succs.push_back(&graph.nodes[it->second]);
   }
+  // The groups first, so that the next group's terms can be fetched while
+  // one is inferred (the order is not the definitions').
+  std::vector<unsigned> order;  // checked definitions, group after group
+  std::vector<size_t> groupEnd; // where each group ends in `order`
+  order.reserve(checked.size());
   for (auto scc = llvm::scc_begin(&graph); !scc.isAtEnd(); ++scc) {
-    llvm::SmallVector<unsigned, 4> group;
+    size_t begin = order.size();
     for (DepNode *n : *scc)
       if (n->def >= 0)
-        group.push_back(unsigned(n->def));
-    if (group.empty())
+        order.push_back(unsigned(n->def));
+    if (order.size() == begin)
       continue;
     // Source order within a group, for stable messages.
-    llvm::sort(group);
-    inferGroup(group);
+    std::sort(order.begin() + long(begin), order.end());
+    groupEnd.push_back(order.size());
+  }
+  for (size_t g = 0, begin = 0; g < groupEnd.size(); begin = groupEnd[g++]) {
+    if (groupEnd[g] < order.size())
+      prog.prefetch(place[order[groupEnd[g]]]);
+    inferGroup(llvm::ArrayRef<unsigned>(order).slice(begin, groupEnd[g] - begin));
   }
 }
 

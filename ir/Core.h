@@ -299,6 +299,16 @@ struct Program {
     return it == matches.end() ? nullptr : &it->second;
   }
   const Definition *find(llvm::StringRef name) const;
+  /// Asks the processor to bring the terms of `defs[k]` (if any) into
+  /// cache, for a pass about to walk it: they are made children first, in
+  /// one arena, so most of them lie in the kilobyte that ends at its body.
+  void prefetch(size_t k) const {
+    if (k >= defs.size())
+      return;
+    const char *end = reinterpret_cast<const char *>(defs[k].body);
+    for (int line = 0; line < 16; ++line)
+      __builtin_prefetch(end - 64 * line);
+  }
   /// The constructors' names, by their pointer (saved once, see save).
   llvm::DenseSet<const char *> constructorNames() const;
 

@@ -785,6 +785,13 @@ SharingStats recoverSharing(Program &program) {
       });
     if (calls < 2)
       continue;
+    // The next definition it will look into, fetched while it does this one.
+    if (program.refs.callsOf.size() == program.defs.size())
+      for (size_t next = id + 1; next < program.defs.size(); ++next)
+        if (!program.defs[next].builtin && program.refs.callsOf[next] >= 2) {
+          program.prefetch(next);
+          break;
+        }
     sharing.start(&d.body, uint32_t(id));
     // Each rewrite can reveal another (a shared term inside a shared term).
     for (unsigned round = 0; round < 1000 && sharing.shareOne(); ++round)

@@ -436,6 +436,9 @@ bool HirBuilder::translate(Function &fn, FunctionReferences *references) {
   State &s = *state;
   assert(fn.id < s.program.defs.size() && "not a function makeModule made");
   s.scratch.references = references;
+  // Definitions are translated mostly in order, long after desugaring made
+  // them: the next one's terms are fetched while this one is translated.
+  s.program.prefetch(fn.id + 1);
   Translator t(s.program, fn, s.diags, s.scratch);
   const core::ProgramRefs &refs = s.program.refs;
   t.run(s.program.defs[fn.id].body, fn.id < refs.termsOf.size() ? refs.termsOf[fn.id] : 0);
