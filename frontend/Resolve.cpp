@@ -584,8 +584,18 @@ std::unique_ptr<core::Program> buildProgram(llvm::SourceMgr &sm, unsigned mainBu
   {
     PhaseTimer timer("desugar", "Desugaring to Core");
     desugarer.emitConstructors();
-    for (DefData *def : book.defOrder)
-      desugarer.emitDefinition(*def);
+    for (size_t k = 0; k < book.defOrder.size(); ++k) {
+      // The next definition's syntax, fetched while this one is desugared:
+      // parsing made it around its declaration (before it for equations,
+      // after it for an imp `def`).
+      if (k + 1 < book.defOrder.size())
+        if (const ast::FunDecl *next = book.defOrder[k + 1]->fun) {
+          const char *at = reinterpret_cast<const char *>(next);
+          for (int line = -8; line < 16; ++line)
+            __builtin_prefetch(at + 64 * line);
+        }
+      desugarer.emitDefinition(*book.defOrder[k]);
+    }
     if (!args.empty())
       applyArguments(desugarer, book, *mainFile, args, diags);
   }
