@@ -589,11 +589,8 @@ std::unique_ptr<core::Program> buildProgram(llvm::SourceMgr &sm, unsigned mainBu
       // parsing made it around its declaration (before it for equations,
       // after it for an imp `def`).
       if (k + 1 < book.defOrder.size())
-        if (const ast::FunDecl *next = book.defOrder[k + 1]->fun) {
-          const char *at = reinterpret_cast<const char *>(next);
-          for (int line = -8; line < 16; ++line)
-            __builtin_prefetch(at + 64 * line);
-        }
+        if (const ast::FunDecl *next = book.defOrder[k + 1]->fun)
+          core::prefetchAround(next, 8, 16);
       desugarer.emitDefinition(*book.defOrder[k]);
     }
     if (!args.empty())
