@@ -633,8 +633,9 @@ private:
 
 void floatCombinators(Module &module, FloatListener *listener) {
   std::vector<Function> made;
-  // Floating makes about one function for every two it looks at.
-  made.reserve(module.functions.size());
+  // Floating makes about two functions for each it looks at (100 000 from
+  // the 52 000 of the 4 MB generated program).
+  made.reserve(2 * module.functions.size());
   SharedState shared;
   shared.listener = listener;
   Scratch scratch;
