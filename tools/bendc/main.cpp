@@ -268,7 +268,7 @@ void prepareHeap(size_t bytes) {
 // of the frontend and lowering); after the frontend, twice the Core
 // program (lowering alone), for programs whose Core outgrows their syntax
 // (a long string literal). On the 4 MB generated program the compile then
-// takes 226 MiB at its peak, 160 MiB of it (four times its 40 MiB of syntax
+// takes 217 MiB at its peak, 160 MiB of it (four times its 40 MiB of syntax
 // trees) filled at once; filling more ahead is memory it never uses.
 constexpr size_t kBytesPerSyntaxByte = 4;
 constexpr size_t kBytesPerCoreByte = 2;
