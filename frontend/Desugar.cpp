@@ -873,7 +873,7 @@ bool Desugarer::planMatch(llvm::ArrayRef<Arm> arms, SourceRange range, std::vect
     for (auto &[c, a] : explicitArms)
       dup |= c == ctr;
     if (dup) {
-      diags.report(DiagKind::UnreachableCase, arm.range.toSM(),
+      diags.report(DiagKind::RedundantCase, arm.range.toSM(),
                    "this case is unreachable: '" + ctr->name + "' is already matched");
       continue;
     }

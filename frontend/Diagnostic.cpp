@@ -21,20 +21,26 @@ constexpr DiagKind kindList[] = {
 };
 
 /// Kinds that `-W/-A/-D NAME` control, with their default action (Bend's
-/// command-line defaults: warnings, except a missing main).
+/// command-line defaults: warnings, except a missing main and a recursion
+/// cycle) and whether `all` names them. As in Bend, `all` leaves out a
+/// missing main; it also leaves out bendc's own lints, so that `-Dall`
+/// rejects only what Bend would.
 struct WarningInfo {
   DiagKind kind;
   llvm::StringRef name;
   WarningAction byDefault;
+  bool inAll;
 };
 constexpr WarningInfo warningInfos[] = {
-    {DiagKind::UnusedDefinition, "unused-definition", WarningAction::Warn},
-    {DiagKind::UnusedVariable, "unused-variable", WarningAction::Allow},
-    {DiagKind::UnreachableCase, "unreachable-match", WarningAction::Warn},
-    {DiagKind::RepeatedBind, "repeated-bind", WarningAction::Warn},
-    {DiagKind::IrrefutableMatch, "irrefutable-match", WarningAction::Warn},
-    {DiagKind::ImportShadow, "import-shadow", WarningAction::Warn},
-    {DiagKind::MissingMain, "missing-main", WarningAction::Deny},
+    {DiagKind::UnusedDefinition, "unused-definition", WarningAction::Warn, true},
+    {DiagKind::UnusedVariable, "unused-variable", WarningAction::Allow, false},
+    {DiagKind::UnreachableCase, "unreachable-match", WarningAction::Warn, true},
+    {DiagKind::RedundantCase, "redundant-match", WarningAction::Warn, true},
+    {DiagKind::RepeatedBind, "repeated-bind", WarningAction::Warn, true},
+    {DiagKind::IrrefutableMatch, "irrefutable-match", WarningAction::Warn, true},
+    {DiagKind::ImportShadow, "import-shadow", WarningAction::Warn, true},
+    {DiagKind::RecursionCycle, "recursion-cycle", WarningAction::Deny, true},
+    {DiagKind::MissingMain, "missing-main", WarningAction::Deny, false},
 };
 } // namespace
 
@@ -52,9 +58,16 @@ llvm::StringRef warningName(DiagKind kind) {
 llvm::SmallVector<DiagKind, 4> warningKindsNamed(llvm::StringRef name) {
   llvm::SmallVector<DiagKind, 4> out;
   for (const WarningInfo &w : warningInfos)
-    if (name == "all" || w.name == name)
+    if (name == "all" ? w.inAll : w.name == name)
       out.push_back(w.kind);
   return out;
+}
+
+std::vector<llvm::StringRef> warningNames() {
+  std::vector<llvm::StringRef> names{"all"};
+  for (const WarningInfo &w : warningInfos)
+    names.push_back(w.name);
+  return names;
 }
 
 DiagnosticEngine::DiagnosticEngine(llvm::SourceMgr &sources)

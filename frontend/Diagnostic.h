@@ -44,8 +44,11 @@ enum class WarningAction : uint8_t { Allow, Warn, Deny };
 /// The name a warning kind has on the command line (`unused-definition`), or
 /// an empty string for kinds that are not controllable.
 llvm::StringRef warningName(DiagKind kind);
-/// Finds the kinds a command-line name controls; "all" names every one.
+/// Finds the kinds a command-line name controls; "all" names Bend's warnings
+/// (not missing-main, nor bendc's own lints).
 llvm::SmallVector<DiagKind, 4> warningKindsNamed(llvm::StringRef name);
+/// Every name `-W/-A/-D` take, `all` first.
+std::vector<llvm::StringRef> warningNames();
 
 class DiagnosticEngine {
 public:

@@ -36,6 +36,8 @@ struct FrontendOptions {
   bool sharing = true;
   /// Build a ProgramIndex of the main file (for editors).
   bool index = false;
+  /// The entry point's name (-e), when it is not `main` (or `Main`).
+  std::string entryPoint;
   /// A file without an entry point is an error (not for an editor, which
   /// also opens the files a program imports).
   bool requireMain = true;

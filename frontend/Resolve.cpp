@@ -417,8 +417,11 @@ void Loader::registerAll() {
       registerFile(*f);
 }
 
-/// The entry point: `main`, else `Main`, of the main file; "" when neither.
-llvm::StringRef entryName(Book &book, const FileScope &mainFile) {
+/// The entry point: the definition -e names, else `main`, else `Main`, of
+/// the main file; "" when there is none.
+llvm::StringRef entryName(Book &book, const FileScope &mainFile, llvm::StringRef custom) {
+  if (!custom.empty())
+    return book.defs.count(custom) ? book.defs.find(custom)->first() : llvm::StringRef();
   for (const char *candidate : {"main", "Main"})
     if (book.defs.count(candidate) && book.defs[candidate].file == &mainFile)
       return candidate;
@@ -441,10 +444,11 @@ std::vector<Expr *> parseArguments(llvm::SourceMgr &sm, llvm::ArrayRef<std::stri
 
 /// The parsed arguments applied to the entry point (when all of them parse).
 void applyArguments(Desugarer &desugarer, Book &book, const FileScope &mainFile,
-                    llvm::ArrayRef<Expr *> args, DiagnosticEngine &diags) {
+                    llvm::StringRef customEntry, llvm::ArrayRef<Expr *> args,
+                    DiagnosticEngine &diags) {
   if (llvm::is_contained(args, nullptr))
     return;
-  llvm::StringRef entry = entryName(book, mainFile);
+  llvm::StringRef entry = entryName(book, mainFile, customEntry);
   if (entry.empty())
     return; // reported with the other whole-program checks
   const DefData &def = book.defs[entry];
@@ -458,13 +462,26 @@ void applyArguments(Desugarer &desugarer, Book &book, const FileScope &mainFile,
 
 /// Fills `prog.refs` when the checks get that far.
 void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
-                  DiagnosticEngine &diags, bool requireMain) {
-  llvm::StringRef entry = entryName(book, mainFile);
+                  llvm::StringRef customEntry, DiagnosticEngine &diags, bool requireMain) {
+  llvm::StringRef entry = entryName(book, mainFile, customEntry);
   if (entry.empty()) {
     if (requireMain)
-      diags.report(DiagKind::MissingMain, llvm::SMLoc(), "the program has no 'main' definition");
+      diags.report(DiagKind::MissingMain, llvm::SMLoc(),
+                   "the program has no '" + (customEntry.empty() ? "main" : customEntry.str()) +
+                       "' definition" + (customEntry.empty() ? "" : " (the entry point -e names)"));
     return;
   }
+  // As in Bend: with -e, the program may not also have a main.
+  if (!customEntry.empty())
+    for (const char *other : {"main", "Main"})
+      if (entry != other && book.defs.count(other) && book.defs[other].file == &mainFile) {
+        const DefData &def = book.defs[other];
+        diags.report(DiagKind::DuplicateDefinition,
+                     def.fun ? def.fun->nameRange.toSM() : llvm::SMRange(),
+                     "the program has both '" + entry.str() + "' (the entry point -e names) and '" +
+                         other + "' definitions");
+        return;
+      }
   if (const DefData &def = book.defs[entry]; def.hvm) {
     // As in Bend: the entry point is a function; a net goes in a .hvm file.
     diags.report(DiagKind::MissingMain, def.hvm->range.toSM(),
@@ -594,11 +611,11 @@ std::unique_ptr<core::Program> buildProgram(llvm::SourceMgr &sm, unsigned mainBu
       desugarer.emitDefinition(*book.defOrder[k]);
     }
     if (!args.empty())
-      applyArguments(desugarer, book, *mainFile, args, diags);
+      applyArguments(desugarer, book, *mainFile, opts.entryPoint, args, diags);
   }
   if (!diags.hasErrors()) {
     PhaseTimer timer("check-program", "Checking references and main");
-    checkProgram(*prog, book, *mainFile, diags, opts.requireMain);
+    checkProgram(*prog, book, *mainFile, opts.entryPoint, diags, opts.requireMain);
   }
   TypeInfo types;
   if (!diags.hasErrors() && opts.typeCheck) {

@@ -92,6 +92,9 @@ struct Book {
   std::vector<llvm::StringRef> names;
   llvm::StringMap<uint32_t, llvm::BumpPtrAllocator> nameIds;
   std::vector<Def> defs; // in source order
+  /// The definition reduction starts from: `main`, unless a program names
+  /// another entry point (-e).
+  std::string entry = "main";
 
   Book() = default;
   Book(Book &&) = default;

@@ -1,4 +1,5 @@
 #include "lowering/Compile.h"
+#include "lowering/BookChecks.h"
 #include "frontend/LargeStack.h"
 #include "frontend/PhaseTimer.h"
 #include "frontend/hvm/HvmReader.h"
@@ -321,6 +322,8 @@ public:
     }
     NetOptions netOptions;
     netOptions.eta = options.eta;
+    netOptions.entryName = options.entryName;
+    result.net.entry = options.entryName;
     if (byFunction) {
       hir::FunctionLinearizer linearizer(m, options.linearizeMatches);
       // A linearized function has about one wire per Core term.
@@ -355,11 +358,35 @@ public:
       PhaseTimer timer("hir-to-net", "HIR to nets");
       addNetDefinitions(*nets, m, result.net);
     }
+    if (!checkBook())
+      return;
+    // A book without its entry point (-Amissing-main) is written out or
+    // checked, but there is nothing to reduce.
+    auto entry = result.net.nameIds.find(result.net.entry);
+    if (entry == result.net.nameIds.end() ||
+        llvm::none_of(result.net.defs, [&](const net::Def &d) { return d.name == entry->second; }))
+      return;
     PhaseTimer timer("polarize", "Polarizing the book");
     result.book = polarize(result.net, diags);
   }
 
 private:
+  /// The whole-book passes Bend runs before handing a book to HVM2.
+  bool checkBook() {
+    PhaseTimer timer("book-checks", "Recursion cycles, inlining and net sizes");
+    checkRecursionCycles(result.net, diags);
+    if (diags.hasErrors())
+      return false;
+    if (options.inlineDefinitions) {
+      if (!inlineLeafDefinitions(result.net, diags))
+        return false;
+      if (options.prune)
+        pruneUnreachableDefinitions(result.net, result.net.entry);
+    }
+    return !options.checkNetSize ||
+           checkNetSizes(result.net, MaxNetSizeForHvmC, "HVM2's C runtime", diags);
+  }
+
   /// Runs one HIR pass, timed, and verifies the module after it.
   template <typename Fn> bool pass(const char *name, Fn &&fn) {
     {

@@ -2,6 +2,7 @@
 //
 //   Core ─to HIR─► HIR ─prune, linearize matches, linearize variables,
 //   float combinators, merge, expand main─► HIR ─lower, eta─► net book
+//   ─recursion cycles, inline, net sizes (BookChecks.h)─► net book
 //   ─polarize─► runtime book
 //
 // Sharing recovery (prune, float and bind on Core) will sit before `to HIR`.
@@ -26,6 +27,13 @@ struct CompileOptions {
   bool merge = false;
   bool prune = false; // drop every definition main does not reach (builtins always are)
   bool eta = true;
+  /// -Oinline: references to definitions that are one leaf become the leaf.
+  bool inlineDefinitions = false;
+  /// -Ocheck-net-size: a definition larger than HVM2's C runtime loads is an
+  /// error (bendc's own runtime has no such limit).
+  bool checkNetSize = false;
+  /// The entry point's name in the book: `main`, or the name -e gives.
+  std::string entryName = "main";
   /// Run the HIR verifier after every pass; a failure is an internal error.
   bool verifyEachPass = false;
   /// Keep every function's instructions in the result's HIR. Otherwise
@@ -37,7 +45,7 @@ struct CompileOptions {
 struct CompileResult {
   std::unique_ptr<hir::Module> hir;
   net::Book net;
-  std::optional<rt::Book> book; // null when there were errors
+  std::optional<rt::Book> book; // null when there were errors, or there is no entry point
   /// Verifier failures: a pass broke the HIR (a bug in bendc, not in the
   /// program). Each names the pass.
   std::vector<std::string> internalErrors;

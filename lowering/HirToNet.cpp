@@ -53,8 +53,9 @@ public:
   End peer(End e) const { return peers[e]; }
 
   /// Bend's eta reduction, repeated until nothing changes.
-  void etaReduce() {
-    bool changed = true;
+  /// Returns whether a pair of nodes cancelled out.
+  bool etaReduce() {
+    bool changed = true, cancelled = false;
     while (changed) {
       changed = false;
       for (uint32_t n = 1; n < nodes.size(); ++n) {
@@ -69,6 +70,7 @@ public:
             nodes[m].kind == nodes[n].kind) {
           End pn = peer(end(n, 0)), pm = peer(end(m, 0));
           nodes[n].alive = nodes[m].alive = false;
+          cancelled = true;
           if (pn == end(m, 0)) // the pair annihilated itself: nothing is left
             continue;
           connect(pn, pm);
@@ -84,6 +86,7 @@ public:
         }
       }
     }
+    return cancelled;
   }
 
   /// Nests the nodes into trees and writes the definition into `book`.
@@ -365,10 +368,10 @@ struct NetLowering::State {
   /// Lowers `fn` into `def`.
   void lower(const Function &fn, net::Def &def) {
     NetGraph &g = lowerer.lower(fn);
-    if (options.eta)
-      g.etaReduce();
+    bool reduced = options.eta && g.etaReduce();
     // HVM2 books start at @main, whatever the program calls its entry point.
-    def.name = fn.name == module.entry ? book.intern("main") : lowerer.functionName(fn.id, fn.name);
+    def.name = fn.name == module.entry ? book.intern(options.entryName)
+                                       : lowerer.functionName(fn.id, fn.name);
     def.loc = fn.loc;
     def.polarized = true;
     if (!g.build(book, def, freshIds)) {
@@ -376,6 +379,21 @@ struct NetLowering::State {
                    "the net of '" + fn.name.str() +
                        "' has a cycle through principal ports that nothing can reduce");
       ok = false;
+      return;
+    }
+    // What eta reduction leaves of a call that only passes its arguments on
+    // (`f a = (g a)`) is the call itself, `a & @g ~ a`, as Bend writes it:
+    // `@f = @g` would say that f is g, which -Oinline would take at its word.
+    if (reduced && def.redexes.empty() && book[def.root].kind == TreeKind::Ref) {
+      if (freshIds.empty())
+        freshIds.push_back(book.intern("a"));
+      net::TreeId ref = def.root;
+      def.root = book.add(net::Tree(TreeKind::Var, freshIds[0], {}, {}));
+      net::Redex r;
+      r.positive = net::PositiveSide::Lhs;
+      r.lhs = ref;
+      r.rhs = book.add(net::Tree(TreeKind::Var, freshIds[0], {}, {}));
+      def.redexes.push_back(r);
     }
   }
 

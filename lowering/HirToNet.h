@@ -21,6 +21,8 @@ struct NetOptions {
   /// same for pairs and superpositions), and a node with two erased
   /// auxiliary ports becomes an eraser.
   bool eta = true;
+  /// The name the entry point's definition takes in the book.
+  llvm::StringRef entryName = "main";
 };
 
 /// Lowers every function to a definition of `book` (in module order, the

@@ -340,9 +340,10 @@ bool Polarizer::indexDefinitions() {
     defOfName[d.name] = id;
     out.names.push_back(book.names[d.name].str());
   }
-  auto main = book.nameIds.find("main");
+  auto main = book.nameIds.find(book.entry);
   if (main == book.nameIds.end() || defOfName[main->second] == NoIndex) {
-    diags.report(DiagKind::HvmMissingMain, llvm::SMLoc(), "the book has no @main definition");
+    diags.report(DiagKind::HvmMissingMain, llvm::SMLoc(),
+                 "the book has no @" + book.entry + " definition");
     return false;
   }
   out.mainId = defOfName[main->second];

@@ -924,7 +924,7 @@ ShapeClasses inferShapes(const net::Book &book, llvm::ArrayRef<ConShape> known) 
   // it builds and whose answer it reads again. What the host builds (Result,
   // an IO error) the book never builds, yet takes apart.
   uint32_t hostBegin = uint32_t(types.size());
-  auto main = book.nameIds.find("main");
+  auto main = book.nameIds.find(book.entry);
   bool io = llvm::any_of(book.trees, [&](const net::Tree &t) {
     return t.kind == TreeKind::Con && constantOf(t.fst) == IoMagicHi &&
            constantOf(t.snd) == IoMagicLo;

@@ -46,8 +46,15 @@ cl::list<std::string> denyNames("D", cl::Prefix, cl::desc("Turn the named warnin
 // inline, check-net-size, and all; and bendc's own sharing (on by default).
 cl::list<std::string> optSwitches("O", cl::Prefix,
                                   cl::desc("Bend's -O switches: eta, prune, float-combinators, merge, "
-                                           "linearize-matches[-alt], all, and sharing (each also as -Ono-<name>)"),
+                                           "linearize-matches[-alt], inline, check-net-size, all, and "
+                                           "sharing (each also as -Ono-<name>)"),
                                   cl::value_desc("switch"), cl::cat(frontendOptionCategory()));
+
+// As Bend's -e: the definition to start from instead of main.
+cl::opt<std::string> entryPoint("entrypoint", cl::desc("The definition to run instead of main"),
+                                cl::value_desc("name"), cl::cat(frontendOptionCategory()));
+cl::alias entryPointShort("e", cl::aliasopt(entryPoint), cl::desc("Alias for --entrypoint"),
+                          cl::cat(frontendOptionCategory()));
 
 enum class DiagFormat { Text, Json };
 cl::opt<DiagFormat> diagFormat(
@@ -62,6 +69,7 @@ frontend::FrontendOptions frontendOptionsFromCommandLine(StringRef emitStage) {
   frontend::FrontendOptions opts;
   opts.encoding = adtEncoding;
   opts.typeCheck = typeCheck == TypeCheck::On;
+  opts.entryPoint = entryPoint;
   if (emitStage == "tokens")
     opts.emit = frontend::EmitStage::Tokens;
   else if (emitStage == "ast")
@@ -91,8 +99,12 @@ frontend::FrontendOptions frontendOptionsFromCommandLine(StringRef emitStage) {
   return opts;
 }
 
-lowering::CompileOptions compileOptionsFromCommandLine(std::vector<std::string> &unknown) {
+lowering::CompileOptions compileOptionsFromCommandLine(std::vector<std::string> &unknown,
+                                                       bool checkNetSize) {
   lowering::CompileOptions opts;
+  opts.checkNetSize = checkNetSize;
+  if (!entryPoint.empty())
+    opts.entryName = entryPoint;
   using hir::MatchLinearization;
   for (const std::string &raw : optSwitches) {
     StringRef name = raw;
@@ -115,10 +127,13 @@ lowering::CompileOptions compileOptionsFromCommandLine(std::vector<std::string> 
       opts.linearizeMatches = MatchLinearization::Disabled;
     else if (name == "sharing")
       ; // a frontend switch (frontendOptionsFromCommandLine)
-    else if (name == "inline" || name == "check-net-size")
-      ; // accepted as Bend accepts them; they change no result here
+    else if (name == "inline")
+      opts.inlineDefinitions = on;
+    else if (name == "check-net-size")
+      opts.checkNetSize = on;
     else if (name == "all") {
-      opts.eta = opts.prune = opts.floatCombinators = opts.merge = on;
+      // As in Bend, -Oall and -Ono-all leave -Ocheck-net-size as it is.
+      opts.eta = opts.prune = opts.floatCombinators = opts.merge = opts.inlineDefinitions = on;
       opts.linearizeMatches = on ? MatchLinearization::Enabled : MatchLinearization::Disabled;
     } else
       unknown.push_back("-O" + raw);

@@ -16,8 +16,12 @@ llvm::cl::OptionCategory &frontendOptionCategory();
 frontend::FrontendOptions frontendOptionsFromCommandLine(llvm::StringRef emitStage);
 
 /// CompileOptions from Bend's -O switches (`-Oeta`, `-Ono-eta`, `-Oall`, ...),
-/// applied in command-line order. Unknown switches are returned in `unknown`.
-lowering::CompileOptions compileOptionsFromCommandLine(std::vector<std::string> &unknown);
+/// applied in command-line order, and the entry point (-e). Unknown switches
+/// are returned in `unknown`. `checkNetSize` is the default of
+/// -Ocheck-net-size: on where the book is for HVM2 (-o, --check), off for
+/// bendc's own runtime.
+lowering::CompileOptions compileOptionsFromCommandLine(std::vector<std::string> &unknown,
+                                                       bool checkNetSize);
 
 /// `--diagnostics-format=json`: JSON Lines on stdout instead of text on stderr.
 bool diagnosticsAsJson();

@@ -182,12 +182,13 @@ bool writeHvmFile(const net::Book &book) {
 }
 
 /// Prints the net stage --emit asks for (hvm, net or dot); false for any other.
-bool printNetStage(const net::Book &netBook, const rt::Book &book,
+/// `book` is null for a book without an entry point (-Amissing-main).
+bool printNetStage(const net::Book &netBook, const rt::Book *book,
                    ArrayRef<StringRef> drawOnly = {}) {
   if (emitStage == "hvm")
     printHvmBook(outs(), netBook);
-  else if (emitStage == "net")
-    lowering::printPolarizedBook(outs(), book);
+  else if (emitStage == "net" && book)
+    lowering::printPolarizedBook(outs(), *book);
   else if (emitStage == "dot")
     lowering::printDot(outs(), netBook, drawOnly);
   else
@@ -209,7 +210,7 @@ int runHvmInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
     return finishWithDiagnostics(diags);
   renderDiagnostics(diags); // warnings, if any
 
-  if (printNetStage(*netBook, *book))
+  if (printNetStage(*netBook, &*book))
     return ExitOk;
   if (!emitStage.empty()) {
     errs() << "bendc: error: --emit=" << emitStage
@@ -277,14 +278,30 @@ constexpr size_t kBytesPerCoreByte = 2;
 // The .bend entry: source to Core, Core to nets, then run or write them.
 int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
   for (const std::string &name : unknownWarningNames()) {
-    errs() << "bendc: error: unknown warning '" << name << "'\n";
+    errs() << "bendc: error: unknown warning '" << name << "' (warnings:";
+    for (StringRef known : warningNames())
+      errs() << " " << known;
+    errs() << ")\n";
     return ExitUsage;
   }
   std::vector<std::string> unknownSwitches;
-  lowering::CompileOptions compileOpts = compileOptionsFromCommandLine(unknownSwitches);
+  // The limit of HVM2's C runtime matters for a book written for it, or
+  // checked as Bend checks it; bendc's own runtime has none.
+  bool forHvm = !outputPath.empty() || checkFlag;
+  lowering::CompileOptions compileOpts = compileOptionsFromCommandLine(unknownSwitches, forHvm);
   for (const std::string &name : unknownSwitches) {
     errs() << "bendc: error: unknown option '" << name << "'\n";
     return ExitUsage;
+  }
+  // As `bend run` says before it runs: without these passes, recursion
+  // may unfold without end.
+  if (runFlag && !checkFlag) {
+    if (!compileOpts.floatCombinators)
+      outs() << "Warning: Running in strict mode without enabling the float_combinators pass can "
+                "lead to some functions expanding infinitely.\n";
+    if (compileOpts.linearizeMatches == hir::MatchLinearization::Disabled)
+      outs() << "Warning: Running in strict mode without enabling the linearize_matches pass can "
+                "lead to some functions expanding infinitely.\n";
   }
 #ifndef NDEBUG
   compileOpts.verifyEachPass = true;
@@ -337,7 +354,7 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
     errs() << "bendc: internal error: " << problem << "\n";
   if (!compiled.internalErrors.empty())
     return rt::exitCodeFor(rt::RunStatus::Fault);
-  if (diags.hasErrors() || !compiled.book)
+  if (diags.hasErrors())
     return ExitInputError;
   if (emitStage == "hir") {
     hir::printModule(outs(), *compiled.hir);
@@ -348,7 +365,7 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
   for (const hir::Function &fn : compiled.hir->functions)
     if (!fn.builtin && emitStage == "dot")
       mine.push_back(fn.name == compiled.hir->entry ? StringRef("main") : fn.name);
-  if (printNetStage(compiled.net, *compiled.book, mine))
+  if (printNetStage(compiled.net, compiled.book ? &*compiled.book : nullptr, mine))
     return ExitOk;
   if (!outputPath.empty()) {
     PhaseTimer timer("write-hvm", "Writing the .hvm book");
@@ -359,6 +376,13 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
   }
   if (checkFlag)
     return ExitOk;
+  if (!compiled.book) {
+    // -Amissing-main accepts a file without main for -o and --check only.
+    errs() << "bendc: error: '" << inputPath << "' has no '"
+           << (compileOpts.entryName.empty() ? "main" : compileOpts.entryName)
+           << "' definition to run\n";
+    return ExitInputError;
+  }
   return runBook(*compiled.book, [&](const std::string &normalForm) {
     lowering::ReadbackResult shown = lowering::readbackBend(normalForm, compiled.net, program);
     if (!shown.warnings.empty()) {
