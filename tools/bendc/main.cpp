@@ -3,6 +3,7 @@
 //   0 success, 1 errors in the input, 2 bad command line,
 //   3 out of resources (memory, GPU), 4 the net broke a runtime invariant,
 //   130 interrupted (Ctrl-C).
+#include "BendCommands.h"
 #include "FrontendOptions.h"
 #include "frontend/Diagnostic.h"
 #include "frontend/Frontend.h"
@@ -397,6 +398,41 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
   });
 }
 
+/// The command-line parser's complaints, with its "did you mean" kept only
+/// where the name it offers is close to the one given, and a word on `--`
+/// for a program argument that looks like an option (a negative number).
+std::string explainParseErrors(StringRef text) {
+  SmallVector<StringRef, 8> lines;
+  text.split(lines, '\n', -1, /*KeepEmpty=*/false);
+  std::string out;
+  StringRef unknown;
+  // getAsDouble is false when the text is a number.
+  double number;
+  auto negativeNumber = [&](StringRef arg) {
+    return arg.size() > 1 && arg.front() == '-' && !arg.drop_front().getAsDouble(number);
+  };
+  for (StringRef line : lines) {
+    if (size_t at = line.find("Unknown command line argument '"); at != StringRef::npos) {
+      unknown = line.substr(at + 31).take_until([](char c) { return c == '\''; });
+      out += "bendc: error: unknown option '" + unknown.str() + "' (see 'bendc --help')\n";
+      if (negativeNumber(unknown))
+        out += "bendc: note: program arguments that start with '-' go after '--': bendc --run "
+               "FILE -- " + unknown.str() + "\n";
+      continue;
+    }
+    if (size_t at = line.find("Did you mean '"); at != StringRef::npos) {
+      StringRef offered = line.substr(at + 14).take_until([](char c) { return c == '\''; });
+      StringRef given = unknown.ltrim('-'), name = offered.ltrim('-');
+      if (!negativeNumber(unknown) && !given.empty() &&
+          given.edit_distance(name) <= std::max<unsigned>(2, unsigned(given.size()) / 4))
+        out += "bendc: note: did you mean '" + offered.str() + "'?\n";
+      continue;
+    }
+    out += line.str() + "\n";
+  }
+  return out;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -435,8 +471,25 @@ int main(int argc, char **argv) {
     if (StringRef(argv[i]) == "--lsp")
       return lsp::runLanguageServer();
   cl::SetVersionPrinter([](raw_ostream &os) { os << "bendc 0.1.0\n"; });
-  cl::ParseCommandLineOptions(argc, argv,
-                              "bendc: compile Bend programs to interaction nets and run them\n");
+  // `bendc run-c prog.bend` and Bend's other commands mean what they mean to `bend`.
+  BendCommandLine bendLine = translateBendCommandLine(ArrayRef<const char *>(argv, size_t(argc)));
+  if (!bendLine.error.empty()) {
+    errs() << "bendc: error: " << bendLine.error << "\n";
+    return ExitUsage;
+  }
+  std::vector<const char *> args;
+  for (const std::string &a : bendLine.args)
+    args.push_back(a.c_str());
+  std::string parseErrors;
+  raw_string_ostream parseErrorStream(parseErrors);
+  if (!cl::ParseCommandLineOptions(int(args.size()), args.data(),
+                                   "bendc: compile Bend programs to interaction nets and run them\n"
+                                   "\n  Bend's commands work too: bendc check|gen-hvm|run|run-c|"
+                                   "run-rs|run-cu|desugar FILE\n",
+                                   &parseErrorStream)) {
+    errs() << explainParseErrors(parseErrors);
+    return ExitUsage;
+  }
 
   SourceMgr sources;
   ErrorOr<std::unique_ptr<MemoryBuffer>> file = MemoryBuffer::getFileOrSTDIN(inputPath, /*IsText=*/true);
