@@ -100,10 +100,22 @@ void printStats(const rt::RunStats &s) {
   outs() << "- ITRS: " << s.interactions << "\n";
   for (unsigned r = 0; r < rt::RuleCount; ++r)
     outs() << "  - " << names[r] << ": " << s.byRule[r] << "\n";
-  outs() << format("- TIME: %.3fs\n", s.seconds);
-  outs() << format("- MIPS: %.2f\n", s.seconds > 0 ? double(s.interactions) / s.seconds / 1e6 : 0.0);
+  // Short runs in ms or µs, so that a fast run does not read as 0.
+  if (s.seconds >= 1)
+    outs() << format("- TIME: %.3f s\n", s.seconds);
+  else if (s.seconds >= 1e-3)
+    outs() << format("- TIME: %.3f ms\n", s.seconds * 1e3);
+  else
+    outs() << format("- TIME: %.1f µs\n", s.seconds * 1e6);
+  if (s.seconds > 0)
+    outs() << format("- MIPS: %.2f\n", double(s.interactions) / s.seconds / 1e6);
   outs() << "- THREADS: " << s.threads << "\n";
-  outs() << "- NODES: " << s.peakNodes << " (" << (s.peakNodes * 17 >> 20) << " MiB)\n";
+  // A node takes two 8-byte slots and a byte of bookkeeping.
+  uint64_t bytes = s.peakNodes * 17;
+  outs() << "- NODES: " << s.peakNodes << " ("
+         << (bytes >= (uint64_t(1) << 20) ? std::to_string(bytes >> 20) + " MiB"
+                                          : std::to_string((bytes + 1023) >> 10) + " KiB")
+         << " at the peak)\n";
   outs() << "- BACKEND: " << s.backend << "\n";
   if (s.ioCalls)
     outs() << "- IO CALLS: " << s.ioCalls << "\n";
