@@ -8,12 +8,14 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
 #include <pty.h>
 #include <string>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -109,6 +111,17 @@ TEST_CASE("the progress line shows on a terminal and is erased before output") {
   size_t result = o.output.find("Result: ");
   REQUIRE(result != std::string::npos);
   CHECK(o.output.find("interactions", result) == std::string::npos);
+}
+
+TEST_CASE("more threads than the machine has are warned about on a terminal") {
+  std::string path = writeProgram("main = (+ 1 2)\n");
+  unsigned many = std::max(2u, std::thread::hardware_concurrency()) * 4;
+  Outcome o = runOnTerminal({"--run", "--threads", std::to_string(many), path});
+  Outcome fine = runOnTerminal({"--run", "--threads", "1", path});
+  unlink(path.c_str());
+  CHECK(o.output.find("warning: --threads " + std::to_string(many)) != std::string::npos);
+  CHECK(o.output.find("Result: 3") != std::string::npos);
+  CHECK(fine.output.find("warning") == std::string::npos);
 }
 
 TEST_CASE("--quiet hides the progress line") {

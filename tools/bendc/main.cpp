@@ -37,6 +37,7 @@
 #include <csignal>
 #include <cstdio>
 #include <optional>
+#include <thread>
 #include <unistd.h>
 
 using namespace llvm;
@@ -67,7 +68,8 @@ cl::opt<std::string> emitStage("emit",
                                cl::desc("Print an intermediate form: tokens, ast, core, hir, net (polarized), "
                                         "hvm, dot (Graphviz)"),
                                cl::value_desc("stage"), cl::cat(category));
-cl::opt<unsigned> threadCount("threads", cl::desc("CPU worker threads (default: all hardware threads)"),
+cl::opt<unsigned> threadCount("threads",
+                              cl::desc("CPU worker threads (default, or 0: every hardware thread)"),
                               cl::init(0), cl::cat(category));
 cl::opt<bool> quietFlag("quiet", cl::desc("No progress line on the terminal during long runs"),
                         cl::cat(category));
@@ -151,6 +153,13 @@ int runBook(const rt::Book &book,
            << " this bendc runs\n";
     return ExitUsage;
   }
+  // More workers than hardware threads only take turns on them: a person at
+  // a terminal is told (a script asking for that on purpose, as the tests
+  // do, is not).
+  if (unsigned hardware = std::thread::hardware_concurrency();
+      hardware && threadCount > hardware && isatty(STDERR_FILENO))
+    errs() << "bendc: warning: --threads " << threadCount << " is more than the " << hardware
+           << " hardware threads of this machine; the extra threads slow the run down\n";
   if (!memSize.empty() && !rt::parseMemSize(memSize, options.memBytes)) {
     errs() << "bendc: error: invalid --mem size '" << memSize << "' (examples: 512M, 4G)\n";
     return ExitUsage;
