@@ -17,21 +17,6 @@ cl::OptionCategory &frontendOptionCategory() {
 
 namespace {
 
-cl::opt<core::AdtEncoding> adtEncoding(
-    cl::desc("How algebraic data types are encoded as λ-terms:"),
-    cl::init(core::AdtEncoding::NumScott),
-    cl::values(clEnumValN(core::AdtEncoding::NumScott, "Oadt-num-scott",
-                          "a numeric tag and a switch (default)"),
-               clEnumValN(core::AdtEncoding::Scott, "Oadt-scott", "one λ per constructor")),
-    cl::cat(frontendOptionCategory()));
-
-enum class TypeCheck { On, Off };
-cl::opt<TypeCheck> typeCheck(
-    cl::desc("Type checking of annotated and `checked` definitions:"), cl::init(TypeCheck::On),
-    cl::values(clEnumValN(TypeCheck::On, "Otype-check", "check them (default)"),
-               clEnumValN(TypeCheck::Off, "Ono-type-check", "do not check types")),
-    cl::cat(frontendOptionCategory()));
-
 // As in Bend: -W warns, -A allows, -D denies; `all` names every warning.
 cl::list<std::string> warnNames("W", cl::Prefix, cl::desc("Report the named warning"),
                                 cl::value_desc("warning"), cl::cat(frontendOptionCategory()));
@@ -44,14 +29,15 @@ cl::list<std::string> denyNames("D", cl::Prefix, cl::desc("Turn the named warnin
 // -Ono-<name> for eta, prune, float-combinators, merge, linearize-matches
 // (also -Olinearize-matches-alt and -Olinearize-matches=enabled|alt|disabled),
 // inline, check-net-size, and all; and bendc's own sharing (on by default).
-cl::list<std::string> optSwitches("O", cl::Prefix,
-                                  cl::desc("Bend's -O switches: eta, prune, float-combinators, merge, "
-                                           "linearize-matches[-alt], inline, check-net-size, all, and "
-                                           "sharing (each also as -Ono-<name>)"),
-                                  cl::value_desc("switch"), cl::cat(frontendOptionCategory()));
+cl::list<std::string> optSwitches(
+    "O", cl::Prefix,
+    cl::desc("Bend's -O switches: eta, prune, float-combinators, merge, linearize-matches[-alt], "
+             "inline, check-net-size, type-check, all, and bendc's sharing (each also as "
+             "-Ono-<name>); adt-scott or adt-num-scott (the default) for the encoding of types"),
+    cl::value_desc("switch"), cl::cat(frontendOptionCategory()));
 
 // As Bend's -e: the definition to start from instead of main.
-cl::opt<std::string> entryPoint("entrypoint", cl::desc("The definition to run instead of main"),
+cl::opt<std::string> entryPoint("entrypoint", cl::desc("The definition to run instead of main (also -e)"),
                                 cl::value_desc("name"), cl::cat(frontendOptionCategory()));
 cl::alias entryPointShort("e", cl::aliasopt(entryPoint), cl::desc("Alias for --entrypoint"),
                           cl::cat(frontendOptionCategory()));
@@ -67,8 +53,6 @@ cl::opt<DiagFormat> diagFormat(
 
 frontend::FrontendOptions frontendOptionsFromCommandLine(StringRef emitStage) {
   frontend::FrontendOptions opts;
-  opts.encoding = adtEncoding;
-  opts.typeCheck = typeCheck == TypeCheck::On;
   opts.entryPoint = entryPoint;
   if (emitStage == "tokens")
     opts.emit = frontend::EmitStage::Tokens;
@@ -79,9 +63,15 @@ frontend::FrontendOptions frontendOptionsFromCommandLine(StringRef emitStage) {
   // -Osharing is bendc's own; like Bend's switches, a later one wins.
   for (const std::string &raw : optSwitches) {
     StringRef name = raw;
+    if (name == "adt-scott" || name == "adt-num-scott") {
+      opts.encoding = name == "adt-scott" ? core::AdtEncoding::Scott : core::AdtEncoding::NumScott;
+      continue;
+    }
     bool on = !name.consume_front("no-");
     if (name == "sharing" || name == "all")
       opts.sharing = on;
+    else if (name == "type-check")
+      opts.typeCheck = on;
   }
   // The command line's order decides: a later -A overrides an earlier -D.
   std::vector<std::tuple<unsigned, std::string, WarningAction>> all;
@@ -125,8 +115,9 @@ lowering::CompileOptions compileOptionsFromCommandLine(std::vector<std::string> 
       opts.linearizeMatches = MatchLinearization::Enabled;
     else if (name == "linearize-matches=disabled" && on)
       opts.linearizeMatches = MatchLinearization::Disabled;
-    else if (name == "sharing")
-      ; // a frontend switch (frontendOptionsFromCommandLine)
+    else if (name == "sharing" || name == "type-check" || raw == "adt-scott" ||
+             raw == "adt-num-scott")
+      ; // frontend switches (frontendOptionsFromCommandLine)
     else if (name == "inline")
       opts.inlineDefinitions = on;
     else if (name == "check-net-size")

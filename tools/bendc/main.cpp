@@ -71,7 +71,7 @@ cl::opt<std::string> emitStage("emit",
 cl::opt<unsigned> threadCount("threads",
                               cl::desc("CPU worker threads (default, or 0: every hardware thread)"),
                               cl::init(0), cl::cat(category));
-cl::opt<bool> quietFlag("quiet", cl::desc("No progress line on the terminal during long runs"),
+cl::opt<bool> quietFlag("quiet", cl::desc("No progress line on the terminal during long runs (also -q)"),
                         cl::cat(category));
 cl::alias quietShort("q", cl::aliasopt(quietFlag), cl::desc("Alias for --quiet"), cl::cat(category));
 cl::opt<std::string> memSize("mem", cl::desc("Memory for the net, e.g. 512M or 4G (default: half of RAM)"),
@@ -482,7 +482,7 @@ int main(int argc, char **argv) {
     llvmStats->setArgStr("llvm-stats");
     llvmStats->setHiddenFlag(cl::ReallyHidden);
   }
-  static cl::opt<bool> stats("stats", cl::desc("Print interaction counts, time and MIPS"),
+  static cl::opt<bool> stats("stats", cl::desc("Print interaction counts, time and MIPS (also -s)"),
                              cl::cat(category));
   static cl::alias statsShort("s", cl::aliasopt(stats), cl::desc("Alias for --stats"), cl::cat(category));
   statsFlag = &stats;
