@@ -513,7 +513,7 @@ Token Lexer::lexToken() {
       importLine = true;
       return tok(P::token::IMPORT, range(start, p));
     }
-    "lambda"   { return TOK(LAMBDA); }
+    "lambda"   { return TOK(LAMBDA_WORD); }
     "let"      { return TOK(LET); }
     "use"      { return TOK(USE); }
     "ask"      { return TOK(ASK); }
