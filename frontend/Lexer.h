@@ -67,6 +67,7 @@ private:
   Token number(const char *start, bool isSigned);
   Token quoted(const char *start, char quote);
   Token symbol(const char *start);
+  bool operatorFirst() const;
   bool escape(const char *&p, uint32_t &out);
   unsigned columnOf(const char *p) const;
   unsigned lineIndent(const char *p) const;
@@ -91,6 +92,7 @@ private:
   const char *restartAt = nullptr; // where the next item starts after an error
   const char *resumedAt = nullptr; // where parsing last resumed (null: the start)
   const char *lastEnd = nullptr;   // end of the last token handed out
+  Parser::token_kind_type lastKind = Parser::token::END; // the last token handed out
   bool tooDeep = false; // stop lexing: the input is nested too deeply
   static constexpr int kMaxDepth = 20000;
   llvm::SmallVector<unsigned, 4> localDefs; // columns of open fun-syntax local `def`s

@@ -161,6 +161,7 @@ Token Lexer::next() { return pending.empty() ? scanned() : takePending(); }
 Token Lexer::takePending() {
   Token t = pending.front();
   pending.pop_front();
+  lastKind = t.kind;
   return t;
 }
 
@@ -168,6 +169,7 @@ Token Lexer::scanned() {
   Token t = scan();
   if (t.location.end.getPointer() > lastEnd)
     lastEnd = t.location.end.getPointer();
+  lastKind = t.kind;
   return t;
 }
 
@@ -264,6 +266,11 @@ Token Lexer::hvmBody(const char *colon) {
   cur = end;
   (void)colon;
   return tok(P::token::HVM_BODY, range(start, end), llvm::StringRef(start, end - start).trim());
+}
+
+static bool isNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == '-' || c == '/';
 }
 
 static int digitValue(char c) {
@@ -464,12 +471,49 @@ Token Lexer::symbol(const char *start) {
   return tok(P::token::SYMBOL, range(start, cur), uint32_t(value & 0xffffff));
 }
 
+// Whether Bend reads an operator at this point, so that `-x`, `/2` or `+1`
+// is an operator and an operand rather than a name or a signed number. In an
+// imp expression that is right after an operand (`(l+r)/2`, `n -1`); in fun
+// syntax right after `(`, where `(-x 1)` and `(/a b)` are operations (a
+// number after `(-` stays signed).
+bool Lexer::operatorFirst() const {
+  if (indents.empty())
+    return lastKind == P::token::LPAREN && (cur[0] == '/' || !(cur[1] >= '0' && cur[1] <= '9'));
+  switch (lastKind) {
+  case P::token::NAME:
+  case P::token::NUMBER:
+  case P::token::SNUMBER:
+  case P::token::STRING:
+  case P::token::CHAR:
+  case P::token::SYMBOL:
+  case P::token::RPAREN:
+  case P::token::RBRACKET:
+  case P::token::RBRACE:
+    return true;
+  default:
+    return false;
+  }
+}
+
 Token Lexer::lexToken() {
   const char *start = cur;
   const char *p = cur;
   const char *m = p;
   (void)m;
 #define TOK(Name) (cur = p, tok(P::token::Name, range(start, p)))
+  if (limit - cur >= 2) {
+    char c = cur[0];
+    if ((c == '-' || c == '/' || c == '+') && isNameChar(cur[1]) && operatorFirst()) {
+      p = cur + 1;
+      return c == '-' ? TOK(MINUS) : c == '/' ? TOK(SLASH) : TOK(PLUS);
+    }
+    // In fun syntax `**` is the power operator only right after `(`;
+    // elsewhere it is two erasers, as `(2 ** 3)` is in Bend.
+    if (c == '*' && cur[1] == '*' && indents.empty() && lastKind != P::token::LPAREN) {
+      p = cur + 1;
+      return TOK(STAR);
+    }
+  }
   /*!re2c
     re2c:define:YYCTYPE = "unsigned char";
     re2c:define:YYCURSOR = p;
