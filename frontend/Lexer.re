@@ -321,6 +321,17 @@ Token Lexer::number(const char *start, bool isSigned) {
     auto n = core::Number::f24(v);
     return isSigned ? tok(P::token::SNUMBER, r, n) : tok(P::token::NUMBER, r, n);
   }
+  // As in Bend, a digit of a larger radix right after an integer (`1e10`,
+  // `0b102`) makes the literal malformed; Bend has no exponent notation.
+  if (cur < limit && digitValue(*cur) < 16 && unsigned(digitValue(*cur)) >= radix) {
+    const char *bad = cur;
+    while (cur < limit && isNameChar(*cur))
+      ++cur;
+    const char *what = radix == 16 ? "hexadecimal" : radix == 2 ? "binary" : "decimal";
+    error(DiagKind::InvalidNumber, start, cur,
+          "invalid number literal '" + std::string(start, cur) + "': '" + std::string(1, *bad) +
+              "' is not a " + what + " digit");
+  }
   if (isSigned) {
     int64_t v = sign * int64_t(whole);
     if (overflow || v < -0x800000 || v > 0x7fffff)
