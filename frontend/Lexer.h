@@ -41,6 +41,9 @@ public:
   /// Hands out `tok` before the buffer's first token (it selects what the
   /// parser reads: a term instead of a file).
   void startWith(Token tok) { pending.push_front(tok); }
+  /// Where the innermost bracket still open starts (`skip` more skips that
+  /// many of the innermost ones), or null.
+  const char *openBracket(unsigned skip = 0) const;
   /// After a syntax error: drop the rest of the current top-level item.
   void resync(llvm::SMLoc errorAt);
 
@@ -76,6 +79,7 @@ private:
     return SourceRange(llvm::SMLoc::getFromPointer(b), llvm::SMLoc::getFromPointer(e));
   }
   void open(const char *b, const char *e);
+  void close();
   void error(DiagKind kind, const char *b, const char *e, std::string msg);
 
   DiagnosticEngine &diags;
@@ -85,6 +89,7 @@ private:
   std::deque<Token> pending;
   llvm::SmallVector<unsigned, 8> indents; // empty: fun syntax, no layout
   int depth = 0;                          // open brackets
+  llvm::SmallVector<const char *, 16> opens; // where each open bracket starts
   bool openBlock = false;                 // a line ended with `:`
   bool hvmHeader = false;                 // between `hvm` and its `:`
   bool importLine = false;                // `as` is a keyword here

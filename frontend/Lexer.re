@@ -176,11 +176,23 @@ Token Lexer::scanned() {
 void Lexer::open(const char *b, const char *e) {
   // Every later phase recurses over the tree; bound the nesting so that a
   // hostile input gets a diagnostic instead of exhausting the stack.
+  opens.push_back(b);
   if (++depth == kMaxDepth)
     error(DiagKind::TooDeep, b, e,
           "brackets nested more than " + std::to_string(kMaxDepth) + " deep");
   if (depth >= kMaxDepth)
     tooDeep = true;
+}
+
+void Lexer::close() {
+  if (depth > 0) {
+    --depth;
+    opens.pop_back();
+  }
+}
+
+const char *Lexer::openBracket(unsigned skip) const {
+  return skip < opens.size() ? opens[opens.size() - 1 - skip] : nullptr;
 }
 
 void Lexer::resync(llvm::SMLoc errorAt) {
@@ -211,6 +223,7 @@ Token Lexer::scan() {
     indents.clear();
     localDefs.clear();
     depth = 0;
+    opens.clear();
     openBlock = hvmHeader = importLine = false;
     resumedAt = cur;
     restartAt = nullptr;
@@ -588,12 +601,12 @@ Token Lexer::lexToken() {
     "in"       { return TOK(IN); }
 
     "(" { open(start, p); return TOK(LPAREN); }
-    ")" { if (depth > 0) --depth; return TOK(RPAREN); }
+    ")" { close(); return TOK(RPAREN); }
     "[" { open(start, p); return TOK(LBRACKET); }
     "![" { open(start, p); return TOK(TREE_OPEN); }
-    "]" { if (depth > 0) --depth; return TOK(RBRACKET); }
+    "]" { close(); return TOK(RBRACKET); }
     "{" { open(start, p); return TOK(LBRACE); }
-    "}" { if (depth > 0) --depth; return TOK(RBRACE); }
+    "}" { close(); return TOK(RBRACE); }
     "," { return TOK(COMMA); }
     ";" { return TOK(SEMI); }
     ":" {

@@ -148,3 +148,19 @@ TEST_CASE("a digit of a larger radix right after a number makes it malformed") {
   auto hex = runOn("main = (+ 0x1F 1.5)", emitting(EmitStage::Core, false));
   CHECK(hex->text() == "");
 }
+
+TEST_CASE("a bracket left open is named where the parse stops") {
+  auto eof = runOn("f x = x\nmain = (f 1\n", emitting(EmitStage::Core, false));
+  CHECK(eof->text().rfind("test.bend:3:1: error: expected ')' but found end of file [SyntaxError]", 0) ==
+        0);
+  CHECK(eof->text().find("test.bend:2:8: note: this '(' is left open") != std::string::npos);
+  // The next definition's `=` is where Bend stops too.
+  auto next = runOn("f x = x\nmain = (f 1\n\ng = 2\n", emitting(EmitStage::Core, false));
+  CHECK(next->text().rfind("test.bend:4:3: error: expected ')' but found '='", 0) == 0);
+  auto list = runOn("main = [1, (f 2), ![1 [2", emitting(EmitStage::Core, false));
+  CHECK(list->text().find("expected ']' but found end of file") != std::string::npos);
+  CHECK(list->text().find("test.bend:1:23: note: this '[' is left open") != std::string::npos);
+  // Within the item, a token that cannot continue is named as before.
+  auto comma = runOn("main = (f 1, 2)", emitting(EmitStage::Core, false));
+  CHECK(comma->text().rfind("test.bend:1:12: error: unexpected ',' [SyntaxError]", 0) == 0);
+}
