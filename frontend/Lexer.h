@@ -44,6 +44,10 @@ public:
   /// Where the innermost bracket still open starts (`skip` more skips that
   /// many of the innermost ones), or null.
   const char *openBracket(unsigned skip = 0) const;
+  /// Whether a syntax error at `at` follows a line off its imp block's
+  /// column (Bend reads such a line as a new top-level item); if so, the
+  /// indentation to report instead and where.
+  bool offLevelAt(llvm::SMLoc at, SourceRange &line, std::string &msg) const;
   /// After a syntax error: drop the rest of the current top-level item.
   void resync(llvm::SMLoc errorAt);
 
@@ -65,6 +69,8 @@ private:
   Token lexToken();
   void skipTrivia(bool &sawNewline);
   void layoutAfterNewline();
+  void badIndent(unsigned want, unsigned got);
+  void leaveLayout(SourceRange here, unsigned want, unsigned got);
   bool colonEndsLine() const;
   Token hvmBody(const char *colon);
   Token number(const char *start, bool isSigned);
@@ -91,6 +97,11 @@ private:
   int depth = 0;                          // open brackets
   llvm::SmallVector<const char *, 16> opens; // where each open bracket starts
   bool openBlock = false;                 // a line ended with `:`
+  bool indentReported = false;            // this item has a bad indentation
+  // The last line off its block's column: where the line break before it
+  // is, where the line starts, the column expected and the one written.
+  const char *offFrom = nullptr, *offLine = nullptr;
+  unsigned offWant = 0, offGot = 0;
   bool hvmHeader = false;                 // between `hvm` and its `:`
   bool importLine = false;                // `as` is a keyword here
   bool resyncPending = false;

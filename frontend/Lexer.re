@@ -117,6 +117,61 @@ bool Lexer::colonEndsLine() const {
 }
 
 // Decides NEWLINE/INDENT/DEDENT for the line that starts at `cur`.
+// As in Bend, each imp block is indented exactly two spaces more than the
+// line that opens it; the first line of a block indented otherwise is an
+// error, once per top-level item (past it the block keeps the column
+// written).
+void Lexer::badIndent(unsigned want, unsigned got) {
+  if (indentReported)
+    return;
+  indentReported = true;
+  const char *line = lineStartOf(cur);
+  error(DiagKind::BadIndentation, line, cur,
+        "indentation error: expected " + std::to_string(want) + " spaces, got " +
+            std::to_string(got));
+}
+
+// A later line off its block's column ends the imp item there, as in Bend,
+// which then reads the line as the start of a top-level item: a fun
+// definition may start at any column. Should the parse fail from there on,
+// the parser reports the indentation instead (see offLevelAt).
+void Lexer::leaveLayout(SourceRange here, unsigned want, unsigned got) {
+  offFrom = here.begin.getPointer();
+  offLine = lineStartOf(cur);
+  offWant = want;
+  offGot = got;
+  while (indents.size() > 1) {
+    indents.pop_back();
+    pending.push_back(tok(P::token::DEDENT, here));
+  }
+  indents.clear();
+  indentReported = false;
+}
+
+bool Lexer::offLevelAt(llvm::SMLoc at, SourceRange &line, std::string &msg) const {
+  const char *p = at.getPointer();
+  if (!offLine || !p || p < offFrom)
+    return false;
+  // Up to where the next line at column 0 starts the next item.
+  const char *next = offLine;
+  for (;;) {
+    while (next < limit && *next != '\n')
+      ++next;
+    if (next >= limit)
+      break;
+    ++next;
+    if (next < limit && *next != ' ' && *next != '\t' && *next != '\r' && *next != '\n' &&
+        *next != '#')
+      break;
+  }
+  if (p > next)
+    return false;
+  line = range(offLine, offLine + offGot);
+  msg = "indentation error: expected " + std::to_string(offWant) + " spaces, got " +
+        std::to_string(offGot);
+  return true;
+}
+
 void Lexer::layoutAfterNewline() {
   unsigned col = cur >= limit ? 0 : columnOf(cur);
   // Line ends sit right after the line's last token, where an error about a
@@ -128,11 +183,14 @@ void Lexer::layoutAfterNewline() {
     for (const char *q = lineStartOf(cur); q < cur; ++q)
       if (*q == '\t') {
         error(DiagKind::SyntaxError, q, q + 1, "tabs are not accepted for indentation");
+        indentReported = true;
         break;
       }
   if (openBlock) {
     openBlock = false;
     if (cur < limit && col > indents.back()) {
+      if (col != indents.back() + 2)
+        badIndent(indents.back() + 2, col);
       indents.push_back(col);
       pending.push_back(tok(P::token::INDENT, here));
       return;
@@ -143,15 +201,24 @@ void Lexer::layoutAfterNewline() {
   }
   if (cur >= limit)
     col = 0;
-  if (col > indents.back())
-    return; // a continuation line
+  // A list of bindings may go on to the next line after `with` or a comma
+  // (`bend a = 0,` then `b = 1:`); no other statement does.
+  if (col > indents.back() && (lastKind == P::token::COMMA || lastKind == P::token::WITH))
+    return;
   pending.push_back(tok(P::token::NEWLINE, here));
+  unsigned level = indents.back();
   while (indents.size() > 1 && col < indents.back()) {
     indents.pop_back();
+    level = indents.back();
     pending.push_back(tok(P::token::DEDENT, here));
   }
-  if (indents.size() == 1 && col <= indents.back())
-    indents.clear(); // back to fun syntax
+  if (indents.size() == 1) {
+    // Back to fun syntax, where a definition may start at any column.
+    indents.clear();
+    indentReported = false;
+  } else if (col != level) {
+    leaveLayout(here, level, col);
+  }
 }
 
 // Each path returns one token made in place (two named tokens in one
@@ -221,6 +288,7 @@ Token Lexer::scan() {
         break;
     }
     indents.clear();
+    indentReported = false;
     localDefs.clear();
     depth = 0;
     opens.clear();

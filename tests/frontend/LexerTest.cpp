@@ -164,3 +164,24 @@ TEST_CASE("a bracket left open is named where the parse stops") {
   auto comma = runOn("main = (f 1, 2)", emitting(EmitStage::Core, false));
   CHECK(comma->text().rfind("test.bend:1:12: error: unexpected ',' [SyntaxError]", 0) == 0);
 }
+
+TEST_CASE("imp blocks are indented two spaces a level, as in Bend") {
+  auto four = runOn("def main:\n    return 1\n", emitting(EmitStage::Core, false));
+  CHECK(four->text().rfind("test.bend:2:1: error: indentation error: expected 2 spaces, got 4 "
+                           "[BadIndentation]",
+                           0) == 0);
+  // One error per item: the rest of a block keeps the column written.
+  auto once = runOn("def f:\n    x = 1\n    return x\ndef main:\n   return f\n",
+                    emitting(EmitStage::Core, false));
+  CHECK(once->diags->errors() == 2);
+  CHECK(once->text().find("test.bend:5:1: error: indentation error: expected 2 spaces, got 3") !=
+        std::string::npos);
+  // A tab is its own error, not an indentation one too.
+  auto tab = runOn("def main:\n\treturn 1\n", emitting(EmitStage::Core, false));
+  CHECK(tab->text().find("tabs are not accepted") != std::string::npos);
+  CHECK(tab->text().find("BadIndentation") == std::string::npos);
+  // Comments may sit at any column, and so may a fun definition after an
+  // imp one.
+  auto ok = runOn("def f:\n        # note\n  return 1\n   main = f\n", emitting(EmitStage::Core, false));
+  CHECK(ok->text() == "");
+}
