@@ -41,6 +41,13 @@ public:
   /// Hands out `tok` before the buffer's first token (it selects what the
   /// parser reads: a term instead of a file).
   void startWith(Token tok) { pending.push_front(tok); }
+  /// Where the innermost bracket still open starts (`skip` more skips that
+  /// many of the innermost ones), or null.
+  const char *openBracket(unsigned skip = 0) const;
+  /// Whether a syntax error at `at` follows a line off its imp block's
+  /// column (Bend reads such a line as a new top-level item); if so, the
+  /// indentation to report instead and where.
+  bool offLevelAt(llvm::SMLoc at, SourceRange &line, std::string &msg) const;
   /// After a syntax error: drop the rest of the current top-level item.
   void resync(llvm::SMLoc errorAt);
 
@@ -62,11 +69,14 @@ private:
   Token lexToken();
   void skipTrivia(bool &sawNewline);
   void layoutAfterNewline();
+  void badIndent(unsigned want, unsigned got);
+  void leaveLayout(SourceRange here, unsigned want, unsigned got);
   bool colonEndsLine() const;
   Token hvmBody(const char *colon);
   Token number(const char *start, bool isSigned);
   Token quoted(const char *start, char quote);
   Token symbol(const char *start);
+  bool operatorFirst() const;
   bool escape(const char *&p, uint32_t &out);
   unsigned columnOf(const char *p) const;
   unsigned lineIndent(const char *p) const;
@@ -75,6 +85,7 @@ private:
     return SourceRange(llvm::SMLoc::getFromPointer(b), llvm::SMLoc::getFromPointer(e));
   }
   void open(const char *b, const char *e);
+  void close();
   void error(DiagKind kind, const char *b, const char *e, std::string msg);
 
   DiagnosticEngine &diags;
@@ -84,13 +95,20 @@ private:
   std::deque<Token> pending;
   llvm::SmallVector<unsigned, 8> indents; // empty: fun syntax, no layout
   int depth = 0;                          // open brackets
+  llvm::SmallVector<const char *, 16> opens; // where each open bracket starts
   bool openBlock = false;                 // a line ended with `:`
+  bool indentReported = false;            // this item has a bad indentation
+  // The last line off its block's column: where the line break before it
+  // is, where the line starts, the column expected and the one written.
+  const char *offFrom = nullptr, *offLine = nullptr;
+  unsigned offWant = 0, offGot = 0;
   bool hvmHeader = false;                 // between `hvm` and its `:`
   bool importLine = false;                // `as` is a keyword here
   bool resyncPending = false;
   const char *restartAt = nullptr; // where the next item starts after an error
   const char *resumedAt = nullptr; // where parsing last resumed (null: the start)
   const char *lastEnd = nullptr;   // end of the last token handed out
+  Parser::token_kind_type lastKind = Parser::token::END; // the last token handed out
   bool tooDeep = false; // stop lexing: the input is nested too deeply
   static constexpr int kMaxDepth = 20000;
   llvm::SmallVector<unsigned, 4> localDefs; // columns of open fun-syntax local `def`s

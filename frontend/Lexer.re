@@ -117,6 +117,61 @@ bool Lexer::colonEndsLine() const {
 }
 
 // Decides NEWLINE/INDENT/DEDENT for the line that starts at `cur`.
+// As in Bend, each imp block is indented exactly two spaces more than the
+// line that opens it; the first line of a block indented otherwise is an
+// error, once per top-level item (past it the block keeps the column
+// written).
+void Lexer::badIndent(unsigned want, unsigned got) {
+  if (indentReported)
+    return;
+  indentReported = true;
+  const char *line = lineStartOf(cur);
+  error(DiagKind::BadIndentation, line, cur,
+        "indentation error: expected " + std::to_string(want) + " spaces, got " +
+            std::to_string(got));
+}
+
+// A later line off its block's column ends the imp item there, as in Bend,
+// which then reads the line as the start of a top-level item: a fun
+// definition may start at any column. Should the parse fail from there on,
+// the parser reports the indentation instead (see offLevelAt).
+void Lexer::leaveLayout(SourceRange here, unsigned want, unsigned got) {
+  offFrom = here.begin.getPointer();
+  offLine = lineStartOf(cur);
+  offWant = want;
+  offGot = got;
+  while (indents.size() > 1) {
+    indents.pop_back();
+    pending.push_back(tok(P::token::DEDENT, here));
+  }
+  indents.clear();
+  indentReported = false;
+}
+
+bool Lexer::offLevelAt(llvm::SMLoc at, SourceRange &line, std::string &msg) const {
+  const char *p = at.getPointer();
+  if (!offLine || !p || p < offFrom)
+    return false;
+  // Up to where the next line at column 0 starts the next item.
+  const char *next = offLine;
+  for (;;) {
+    while (next < limit && *next != '\n')
+      ++next;
+    if (next >= limit)
+      break;
+    ++next;
+    if (next < limit && *next != ' ' && *next != '\t' && *next != '\r' && *next != '\n' &&
+        *next != '#')
+      break;
+  }
+  if (p > next)
+    return false;
+  line = range(offLine, offLine + offGot);
+  msg = "indentation error: expected " + std::to_string(offWant) + " spaces, got " +
+        std::to_string(offGot);
+  return true;
+}
+
 void Lexer::layoutAfterNewline() {
   unsigned col = cur >= limit ? 0 : columnOf(cur);
   // Line ends sit right after the line's last token, where an error about a
@@ -128,11 +183,14 @@ void Lexer::layoutAfterNewline() {
     for (const char *q = lineStartOf(cur); q < cur; ++q)
       if (*q == '\t') {
         error(DiagKind::SyntaxError, q, q + 1, "tabs are not accepted for indentation");
+        indentReported = true;
         break;
       }
   if (openBlock) {
     openBlock = false;
     if (cur < limit && col > indents.back()) {
+      if (col != indents.back() + 2)
+        badIndent(indents.back() + 2, col);
       indents.push_back(col);
       pending.push_back(tok(P::token::INDENT, here));
       return;
@@ -143,15 +201,24 @@ void Lexer::layoutAfterNewline() {
   }
   if (cur >= limit)
     col = 0;
-  if (col > indents.back())
-    return; // a continuation line
+  // A list of bindings may go on to the next line after `with` or a comma
+  // (`bend a = 0,` then `b = 1:`); no other statement does.
+  if (col > indents.back() && (lastKind == P::token::COMMA || lastKind == P::token::WITH))
+    return;
   pending.push_back(tok(P::token::NEWLINE, here));
+  unsigned level = indents.back();
   while (indents.size() > 1 && col < indents.back()) {
     indents.pop_back();
+    level = indents.back();
     pending.push_back(tok(P::token::DEDENT, here));
   }
-  if (indents.size() == 1 && col <= indents.back())
-    indents.clear(); // back to fun syntax
+  if (indents.size() == 1) {
+    // Back to fun syntax, where a definition may start at any column.
+    indents.clear();
+    indentReported = false;
+  } else if (col != level) {
+    leaveLayout(here, level, col);
+  }
 }
 
 // Each path returns one token made in place (two named tokens in one
@@ -161,6 +228,7 @@ Token Lexer::next() { return pending.empty() ? scanned() : takePending(); }
 Token Lexer::takePending() {
   Token t = pending.front();
   pending.pop_front();
+  lastKind = t.kind;
   return t;
 }
 
@@ -168,17 +236,30 @@ Token Lexer::scanned() {
   Token t = scan();
   if (t.location.end.getPointer() > lastEnd)
     lastEnd = t.location.end.getPointer();
+  lastKind = t.kind;
   return t;
 }
 
 void Lexer::open(const char *b, const char *e) {
   // Every later phase recurses over the tree; bound the nesting so that a
   // hostile input gets a diagnostic instead of exhausting the stack.
+  opens.push_back(b);
   if (++depth == kMaxDepth)
     error(DiagKind::TooDeep, b, e,
           "brackets nested more than " + std::to_string(kMaxDepth) + " deep");
   if (depth >= kMaxDepth)
     tooDeep = true;
+}
+
+void Lexer::close() {
+  if (depth > 0) {
+    --depth;
+    opens.pop_back();
+  }
+}
+
+const char *Lexer::openBracket(unsigned skip) const {
+  return skip < opens.size() ? opens[opens.size() - 1 - skip] : nullptr;
 }
 
 void Lexer::resync(llvm::SMLoc errorAt) {
@@ -207,8 +288,10 @@ Token Lexer::scan() {
         break;
     }
     indents.clear();
+    indentReported = false;
     localDefs.clear();
     depth = 0;
+    opens.clear();
     openBlock = hvmHeader = importLine = false;
     resumedAt = cur;
     restartAt = nullptr;
@@ -266,6 +349,11 @@ Token Lexer::hvmBody(const char *colon) {
   return tok(P::token::HVM_BODY, range(start, end), llvm::StringRef(start, end - start).trim());
 }
 
+static bool isNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == '-' || c == '/';
+}
+
 static int digitValue(char c) {
   if (c >= '0' && c <= '9')
     return c - '0';
@@ -313,6 +401,17 @@ Token Lexer::number(const char *start, bool isSigned) {
     float v = float(sign) * (float(whole) + frac);
     auto n = core::Number::f24(v);
     return isSigned ? tok(P::token::SNUMBER, r, n) : tok(P::token::NUMBER, r, n);
+  }
+  // As in Bend, a digit of a larger radix right after an integer (`1e10`,
+  // `0b102`) makes the literal malformed; Bend has no exponent notation.
+  if (cur < limit && digitValue(*cur) < 16 && unsigned(digitValue(*cur)) >= radix) {
+    const char *bad = cur;
+    while (cur < limit && isNameChar(*cur))
+      ++cur;
+    const char *what = radix == 16 ? "hexadecimal" : radix == 2 ? "binary" : "decimal";
+    error(DiagKind::InvalidNumber, start, cur,
+          "invalid number literal '" + std::string(start, cur) + "': '" + std::string(1, *bad) +
+              "' is not a " + what + " digit");
   }
   if (isSigned) {
     int64_t v = sign * int64_t(whole);
@@ -464,12 +563,49 @@ Token Lexer::symbol(const char *start) {
   return tok(P::token::SYMBOL, range(start, cur), uint32_t(value & 0xffffff));
 }
 
+// Whether Bend reads an operator at this point, so that `-x`, `/2` or `+1`
+// is an operator and an operand rather than a name or a signed number. In an
+// imp expression that is right after an operand (`(l+r)/2`, `n -1`); in fun
+// syntax right after `(`, where `(-x 1)` and `(/a b)` are operations (a
+// number after `(-` stays signed).
+bool Lexer::operatorFirst() const {
+  if (indents.empty())
+    return lastKind == P::token::LPAREN && (cur[0] == '/' || !(cur[1] >= '0' && cur[1] <= '9'));
+  switch (lastKind) {
+  case P::token::NAME:
+  case P::token::NUMBER:
+  case P::token::SNUMBER:
+  case P::token::STRING:
+  case P::token::CHAR:
+  case P::token::SYMBOL:
+  case P::token::RPAREN:
+  case P::token::RBRACKET:
+  case P::token::RBRACE:
+    return true;
+  default:
+    return false;
+  }
+}
+
 Token Lexer::lexToken() {
   const char *start = cur;
   const char *p = cur;
   const char *m = p;
   (void)m;
 #define TOK(Name) (cur = p, tok(P::token::Name, range(start, p)))
+  if (limit - cur >= 2) {
+    char c = cur[0];
+    if ((c == '-' || c == '/' || c == '+') && isNameChar(cur[1]) && operatorFirst()) {
+      p = cur + 1;
+      return c == '-' ? TOK(MINUS) : c == '/' ? TOK(SLASH) : TOK(PLUS);
+    }
+    // In fun syntax `**` is the power operator only right after `(`;
+    // elsewhere it is two erasers, as `(2 ** 3)` is in Bend.
+    if (c == '*' && cur[1] == '*' && indents.empty() && lastKind != P::token::LPAREN) {
+      p = cur + 1;
+      return TOK(STAR);
+    }
+  }
   /*!re2c
     re2c:define:YYCTYPE = "unsigned char";
     re2c:define:YYCURSOR = p;
@@ -513,7 +649,7 @@ Token Lexer::lexToken() {
       importLine = true;
       return tok(P::token::IMPORT, range(start, p));
     }
-    "lambda"   { return TOK(LAMBDA); }
+    "lambda"   { return TOK(LAMBDA_WORD); }
     "let"      { return TOK(LET); }
     "use"      { return TOK(USE); }
     "ask"      { return TOK(ASK); }
@@ -533,12 +669,12 @@ Token Lexer::lexToken() {
     "in"       { return TOK(IN); }
 
     "(" { open(start, p); return TOK(LPAREN); }
-    ")" { if (depth > 0) --depth; return TOK(RPAREN); }
+    ")" { close(); return TOK(RPAREN); }
     "[" { open(start, p); return TOK(LBRACKET); }
     "![" { open(start, p); return TOK(TREE_OPEN); }
-    "]" { if (depth > 0) --depth; return TOK(RBRACKET); }
+    "]" { close(); return TOK(RBRACKET); }
     "{" { open(start, p); return TOK(LBRACE); }
-    "}" { if (depth > 0) --depth; return TOK(RBRACE); }
+    "}" { close(); return TOK(RBRACE); }
     "," { return TOK(COMMA); }
     ";" { return TOK(SEMI); }
     ":" {
