@@ -134,6 +134,8 @@ core::Term *Desugarer::closeLift(Lift *lift, Term *body, SourceRange range) {
 }
 
 core::Term *Desugarer::endLift(Lift *lift, Term *body, SourceRange range) {
+  if (lift->sortCaptures) // as Bend orders them: by name
+    llvm::sort(lift->captures);
   body = closeLift(lift, body, range);
   SMLoc loc = at(range);
   for (Term *p : lift->selfRefs) {
@@ -786,12 +788,20 @@ core::Term *Desugarer::localDef(FunDecl *def, llvm::function_ref<Term *()> rest)
   b.range = def->nameRange;
   scope.push_back(b);
   Lift *lift = beginLift(def->name);
-  lift->name = defName + "__" + def->name.str();
+  // Named as in Bend: after the definition it is in (the local one, if any),
+  // with the number of local definitions this top-level one had finished
+  // (body and scope both) when it began, which tells apart equal names.
+  lift->name = localParent + "__local_" + std::to_string(localDefsDone) + "_" + def->name.str();
+  lift->sortCaptures = true;
   scope[m].lift = lift;
+  std::string outer = std::move(localParent);
+  localParent = lift->name;
   Term *body = function(def);
+  localParent = std::move(outer);
   endLift(lift, body, def->range);
   Term *next = rest();
   pop(m);
+  ++localDefsDone;
   return next;
 }
 
@@ -1672,6 +1682,8 @@ void Desugarer::checkUnscoped() {
 void Desugarer::emitDefinition(DefData &def) {
   file = def.file;
   defName = def.name;
+  localParent = defName;
+  localDefsDone = 0;
   liftCount = 0;
   cloned = 0;
   freshCount = 0; // generated names depend only on this definition
@@ -1711,6 +1723,7 @@ void Desugarer::applyArguments(const DefData &entry, llvm::ArrayRef<Expr *> args
   // Lifted out of an argument, a definition is named after it; the entry's
   // own lifts keep their names.
   liftCount = 0;
+  localDefsDone = 0;
   cloned = 0;
   scope.clear();
   unscoped.clear();
@@ -1722,6 +1735,7 @@ void Desugarer::applyArguments(const DefData &entry, llvm::ArrayRef<Expr *> args
   std::vector<Term *> terms;
   for (size_t i = 0; i < args.size(); ++i) {
     defName = entry.name.str() + "__arg" + std::to_string(i + 1);
+    localParent = defName;
     terms.push_back(expr(args[i]));
   }
   // One definition in Bend: an unscoped variable may be bound in one argument

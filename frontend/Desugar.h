@@ -159,6 +159,7 @@ private:
     std::vector<std::string> captures;
     std::vector<core::Term *> selfRefs; // placeholders patched when the lift closes
     bool done = false;
+    bool sortCaptures = false; // a local definition: its captures go in name order
   };
 
   void bindVar(llvm::StringRef name, SourceRange range, bool warnUnused = false);
@@ -273,6 +274,8 @@ private:
   FileScope *file = nullptr;
   std::string defName;
   unsigned liftCount = 0;
+  std::string localParent; // what local definitions are named after
+  unsigned localDefsDone = 0; // local definitions of this top-level one finished so far
   unsigned freshCount = 0;
   std::vector<Binding> scope;
   std::vector<std::unique_ptr<Lift>> lifts;
