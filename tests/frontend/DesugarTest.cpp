@@ -140,3 +140,31 @@ TEST_CASE("a local definition takes its captures in name order") {
   CHECK(r->result.emitted.find("f__local_0_g = λaa λzz λx") != std::string::npos);
   CHECK(r->result.emitted.find("(f__local_0_g aa zz)") != std::string::npos);
 }
+
+TEST_CASE("a use value copied under a binder of the same name is not captured") {
+  auto r = runOn("main = @a use b = (a a) @a (b a)\n", emitting(EmitStage::Core, false));
+  CHECK(!r->diags->hasErrors());
+  CHECK(r->result.emitted.find("main = λa λ%a0 (a a %a0)") != std::string::npos);
+}
+
+TEST_CASE("a use value copied into a local definition means the outer variable") {
+  auto r = runOn("def main:\n  x = 1\n  use y = x + 10\n  def g(x):\n    return x * y\n  return g(2)\n",
+                 emitting(EmitStage::Core, false));
+  CHECK(!r->diags->hasErrors());
+  CHECK(r->result.emitted.find("main__local_0_g = λx λ%x0 (* %x0 (+ x 10))") != std::string::npos);
+}
+
+TEST_CASE("an irrefutable match binds its with variables") {
+  auto r = runOn("main = match p = 4004 with b = 5005 { x: (+ b p) }\n",
+                 emitting(EmitStage::Core, false));
+  CHECK(r->result.emitted.find("main = let b = 5005; (+ b 4004)") != std::string::npos);
+}
+
+TEST_CASE("a default case binds the fields of each constructor it stands for") {
+  auto r = runOn("type Kx = (A k) | (B k o)\n"
+                 "main = @t match t { Kx/A: t.k; _: (+ t.k 100) }\n",
+                 emitting(EmitStage::Core, false));
+  CHECK(!r->diags->hasErrors());
+  CHECK(r->result.emitted.find("main = λt (t λ%tag0 switch %tag0 { 0: λt.k t.k; _: λ* λt.k λt.o "
+                               "(+ t.k 100) })") != std::string::npos);
+}
