@@ -1029,10 +1029,13 @@ core::Term *Desugarer::encodeMatchTerm(Term *scrutinee, unsigned n,
       t = app(t, armTerm(i), loc);
     return t;
   }
-  // NumScott: a value is λx (x TAG fields...); the tag picks the arm.
-  if (n == 1)
-    return app(scrutinee, lam("", armTerm(0), loc), loc);
+  // NumScott: a value is λx (x TAG fields...); the tag picks the arm. As in
+  // Bend, even the tag of a single constructor is tested: switch tag {0: arm; _: *}.
   StringRef tag = fresh("tag");
+  if (n == 1)
+    return app(scrutinee,
+               lam(tag, prog.make<core::SwiTerm>(loc, var(tag, loc), armTerm(0), era(loc)), loc),
+               loc);
   Term *chain = switchChain(
       var(tag, loc), n - 1, armTerm, [&](StringRef) { return armTerm(n - 1); }, "", loc);
   return app(scrutinee, lam(tag, chain, loc), loc);
