@@ -37,7 +37,7 @@ StringRef Book::resolve(const FileScope &file, StringRef name) const {
 
 // ---- scopes -------------------------------------------------------------------
 
-void Desugarer::bindVar(StringRef name, SourceRange range, bool warnUnused) {
+StringRef Desugarer::bindVar(StringRef name, SourceRange range, bool warnUnused) {
   // Source binders (the ones worth warning about) follow the name rules;
   // generated ones may use `%` and `__`.
   if (warnUnused && (name.contains("__") || name.startswith("//")))
@@ -48,7 +48,84 @@ void Desugarer::bindVar(StringRef name, SourceRange range, bool warnUnused) {
   b.name = name;
   b.range = range;
   b.warnUnused = warnUnused;
+  StringRef core = coreName(name);
+  if (core != name)
+    b.target = core;
   scope.push_back(b);
+  return core;
+}
+
+StringRef Desugarer::coreName(StringRef name) {
+  // A `use` value in scope that refers to an outer `name` would be captured
+  // by a binder of `name` where it is copied below it: that binder gets a
+  // fresh name.
+  if (!name.empty())
+    if (auto it = useFree.find(name); it != useFree.end() && it->second > 0)
+      return fresh(name);
+  return name;
+}
+
+/// The variables free in `t`, each once, in the order met.
+static void freeVariables(Term *t, llvm::SmallVectorImpl<StringRef> &out) {
+  llvm::SmallVector<StringRef, 8> bound;
+  std::function<void(Term *)> walk = [&](Term *u) {
+    using llvm::cast;
+    switch (u->kind) {
+    case TermKind::Var: {
+      StringRef n = cast<core::VarTerm>(u)->name();
+      if (!llvm::is_contained(bound, n) && !llvm::is_contained(out, n))
+        out.push_back(n);
+      return;
+    }
+    case TermKind::Lam: {
+      auto *l = cast<core::LamTerm>(u);
+      bound.push_back(l->unscoped ? StringRef() : l->var);
+      walk(l->body);
+      bound.pop_back();
+      return;
+    }
+    case TermKind::App:
+      walk(cast<core::AppTerm>(u)->fun);
+      walk(cast<core::AppTerm>(u)->arg);
+      return;
+    case TermKind::Let: {
+      auto *l = cast<core::LetTerm>(u);
+      walk(l->value);
+      bound.push_back(l->unscoped ? StringRef() : l->var);
+      walk(l->body);
+      bound.pop_back();
+      return;
+    }
+    case TermKind::LetTup:
+    case TermKind::Dup: {
+      auto *l = cast<core::LetPairTerm>(u);
+      walk(l->value);
+      bound.push_back(l->first);
+      bound.push_back(l->second);
+      walk(l->body);
+      bound.pop_back();
+      bound.pop_back();
+      return;
+    }
+    case TermKind::Sup:
+    case TermKind::Tup:
+      walk(cast<core::PairTerm>(u)->first);
+      walk(cast<core::PairTerm>(u)->second);
+      return;
+    case TermKind::Opr:
+      walk(cast<core::OprTerm>(u)->lhs);
+      walk(cast<core::OprTerm>(u)->rhs);
+      return;
+    case TermKind::Swi:
+      walk(cast<core::SwiTerm>(u)->arg);
+      walk(cast<core::SwiTerm>(u)->zero);
+      walk(cast<core::SwiTerm>(u)->succ);
+      return;
+    default:
+      return;
+    }
+  };
+  walk(t);
 }
 
 void Desugarer::bindUse(StringRef name, Term *value, SourceRange range) {
@@ -57,7 +134,12 @@ void Desugarer::bindUse(StringRef name, Term *value, SourceRange range) {
   b.kind = BindKind::Use;
   b.use = value;
   b.range = range;
-  scope.push_back(b);
+  llvm::SmallVector<StringRef, 8> free;
+  freeVariables(value, free);
+  b.useFree.assign(free.begin(), free.end());
+  for (StringRef v : b.useFree)
+    ++useFree[v];
+  scope.push_back(std::move(b));
 }
 
 void Desugarer::bindAlias(StringRef name, StringRef target, SourceRange range) {
@@ -76,6 +158,8 @@ void Desugarer::pop(size_t m) {
         !b.name.startswith("%") && !file->builtin)
       diags.report(DiagKind::UnusedVariable, b.range.toSM(),
                    "variable '" + b.name.str() + "' is never used");
+    for (StringRef v : b.useFree)
+      --useFree[v];
     scope.pop_back();
   }
 }
@@ -111,7 +195,7 @@ core::Term *Desugarer::selfRef(Lift *lift, SourceRange range) {
   if (lift->done) {
     Term *t = ref(lift->name, at(range));
     for (const std::string &c : lift->captures)
-      t = app(t, lookup(prog.save(c), range), at(range));
+      t = app(t, lookupCore(prog.save(c), range), at(range));
     return t;
   }
   Term *p = placeholder(lift->name, at(range));
@@ -134,6 +218,8 @@ core::Term *Desugarer::closeLift(Lift *lift, Term *body, SourceRange range) {
 }
 
 core::Term *Desugarer::endLift(Lift *lift, Term *body, SourceRange range) {
+  if (lift->sortCaptures) // as Bend orders them: by name
+    llvm::sort(lift->captures);
   body = closeLift(lift, body, range);
   SMLoc loc = at(range);
   for (Term *p : lift->selfRefs) {
@@ -226,65 +312,35 @@ core::Term *Desugarer::cloneNode(Term *t) {
 }
 
 void Desugarer::captureFreeVars(Term *t, SourceRange range) {
-  // The variables of `t` not bound inside it, found by walking with the
-  // binders in scope; each is looked up so crossing lifts capture it.
-  llvm::SmallVector<StringRef, 8> bound;
-  std::function<void(Term *)> walk = [&](Term *u) {
-    using llvm::cast;
-    switch (u->kind) {
-    case TermKind::Var: {
-      StringRef n = cast<core::VarTerm>(u)->name();
-      if (!llvm::is_contained(bound, n))
-        lookup(n, range);
-      return;
+  // Each variable of `t` not bound inside it is looked up, so that the lifts
+  // crossed capture it.
+  llvm::SmallVector<StringRef, 8> free;
+  freeVariables(t, free);
+  for (StringRef v : free)
+    lookupCore(v, range);
+}
+
+core::Term *Desugarer::lookupCore(StringRef coreName, SourceRange range) {
+  Lift *crossed = nullptr;
+  for (size_t i = scope.size(); i-- > 0;) {
+    Binding &b = scope[i];
+    if (b.kind == BindKind::Boundary) {
+      if (!crossed)
+        crossed = b.lift;
+      continue;
     }
-    case TermKind::Lam:
-      bound.push_back(cast<core::LamTerm>(u)->var);
-      walk(cast<core::LamTerm>(u)->body);
-      bound.pop_back();
-      return;
-    case TermKind::App:
-      walk(cast<core::AppTerm>(u)->fun);
-      walk(cast<core::AppTerm>(u)->arg);
-      return;
-    case TermKind::Let: {
-      auto *l = cast<core::LetTerm>(u);
-      walk(l->value);
-      bound.push_back(l->var);
-      walk(l->body);
-      bound.pop_back();
-      return;
-    }
-    case TermKind::LetTup:
-    case TermKind::Dup: {
-      auto *l = cast<core::LetPairTerm>(u);
-      walk(l->value);
-      bound.push_back(l->first);
-      bound.push_back(l->second);
-      walk(l->body);
-      bound.pop_back();
-      bound.pop_back();
-      return;
-    }
-    case TermKind::Sup:
-    case TermKind::Tup:
-      walk(cast<core::PairTerm>(u)->first);
-      walk(cast<core::PairTerm>(u)->second);
-      return;
-    case TermKind::Opr:
-      walk(cast<core::OprTerm>(u)->lhs);
-      walk(cast<core::OprTerm>(u)->rhs);
-      return;
-    case TermKind::Swi:
-      walk(cast<core::SwiTerm>(u)->arg);
-      walk(cast<core::SwiTerm>(u)->zero);
-      walk(cast<core::SwiTerm>(u)->succ);
-      return;
-    default:
-      return;
-    }
-  };
-  walk(t);
+    if (b.kind != BindKind::Var && b.kind != BindKind::Alias)
+      continue;
+    StringRef v = b.target.empty() ? b.name : b.target;
+    if (v != coreName)
+      continue;
+    ++b.uses;
+    if (crossed && llvm::find(crossed->captures, v.str()) == crossed->captures.end())
+      crossed->captures.push_back(v.str());
+    return var(v, at(range));
+  }
+  // Bound nowhere in this definition: looked up as written.
+  return lookup(coreName, range);
 }
 
 core::Term *Desugarer::lookup(StringRef name, SourceRange range) {
@@ -302,7 +358,7 @@ core::Term *Desugarer::lookup(StringRef name, SourceRange range) {
     switch (b.kind) {
     case BindKind::Var:
     case BindKind::Alias: {
-      StringRef v = b.kind == BindKind::Alias ? b.target : b.name;
+      StringRef v = b.target.empty() ? b.name : b.target;
       if (crossed && llvm::find(crossed->captures, v.str()) == crossed->captures.end())
         crossed->captures.push_back(v.str());
       return var(v, at(range));
@@ -501,11 +557,10 @@ core::Term *Desugarer::lambda(LamExpr *e) {
   SMLoc loc = at(e->range);
   if (auto *v = llvm::dyn_cast<VarPat>(e->param)) {
     size_t m = mark();
-    if (!v->name.empty())
-      bindVar(v->name, v->range, true);
+    StringRef name = v->name.empty() ? v->name : bindVar(v->name, v->range, true);
     Term *body = expr(e->body);
     pop(m);
-    return prog.make<core::LamTerm>(loc, v->name, false, body);
+    return prog.make<core::LamTerm>(loc, name, false, body);
   }
   if (auto *c = llvm::dyn_cast<ChnPat>(e->param)) {
     Unscoped &u = unscoped[c->name];
@@ -628,11 +683,10 @@ core::Term *Desugarer::bindPattern(Pat *pat, Term *value, llvm::function_ref<Ter
   SMLoc loc = at(pat->range);
   if (auto *v = llvm::dyn_cast<VarPat>(pat)) {
     size_t m = mark();
-    if (!v->name.empty())
-      bindVar(v->name, v->range, true);
+    StringRef name = v->name.empty() ? v->name : bindVar(v->name, v->range, true);
     Term *body = rest();
     pop(m);
-    return prog.make<core::LetTerm>(loc, v->name, false, value, body);
+    return prog.make<core::LetTerm>(loc, name, false, value, body);
   }
   if (auto *c = llvm::dyn_cast<ChnPat>(pat)) {
     Unscoped &u = unscoped[c->name];
@@ -650,7 +704,7 @@ core::Term *Desugarer::bindPattern(Pat *pat, Term *value, llvm::function_ref<Ter
     collectPatternVars(pat, names);
     size_t m = mark();
     for (auto &[n, r] : names)
-      bindVar(n, r);
+      n = bindVar(n, r);
     Term *body = rest();
     pop(m);
     for (auto &[n, r] : names)
@@ -686,9 +740,9 @@ core::Term *Desugarer::bindPattern(Pat *pat, Term *value, llvm::function_ref<Ter
     }
     size_t m = mark();
     if (a && !an.empty())
-      bindVar(an, first->range, true);
+      an = bindVar(an, first->range, true);
     if (lastPair && simple(second) && !bn.empty())
-      bindVar(bn, second->range, true);
+      bn = bindVar(bn, second->range, true);
     Term *body = [&]() -> Term * {
       auto inner = [&]() -> Term * {
         if (!lastPair)
@@ -760,11 +814,10 @@ core::Term *Desugarer::askExpr(Pat *pat, Term *value, llvm::function_ref<Term *(
   Term *body;
   if (auto *v = llvm::dyn_cast<VarPat>(pat)) {
     size_t m = mark();
-    if (!v->name.empty())
-      bindVar(v->name, v->range, true);
+    StringRef name = v->name.empty() ? v->name : bindVar(v->name, v->range, true);
     Term *inner = rest();
     pop(m);
-    body = lam(v->name, inner, loc);
+    body = lam(name, inner, loc);
   } else {
     StringRef p = fresh("ask");
     body = lam(p, bindPattern(pat, var(p, loc), rest), loc);
@@ -773,7 +826,7 @@ core::Term *Desugarer::askExpr(Pat *pat, Term *value, llvm::function_ref<Term *(
   StringRef d = fresh("defer");
   Term *call = app(var(d, loc), closed, loc);
   for (const std::string &c : lift->captures)
-    call = app(call, lookup(prog.save(c), range), loc);
+    call = app(call, lookupCore(prog.save(c), range), loc);
   Term *nxt = lam(d, call, loc);
   return callGlobal(bind, {value, nxt}, range);
 }
@@ -786,12 +839,20 @@ core::Term *Desugarer::localDef(FunDecl *def, llvm::function_ref<Term *()> rest)
   b.range = def->nameRange;
   scope.push_back(b);
   Lift *lift = beginLift(def->name);
-  lift->name = defName + "__" + def->name.str();
+  // Named as in Bend: after the definition it is in (the local one, if any),
+  // with the number of local definitions this top-level one had finished
+  // (body and scope both) when it began, which tells apart equal names.
+  lift->name = localParent + "__local_" + std::to_string(localDefsDone) + "_" + def->name.str();
+  lift->sortCaptures = true;
   scope[m].lift = lift;
+  std::string outer = std::move(localParent);
+  localParent = lift->name;
   Term *body = function(def);
+  localParent = std::move(outer);
   endLift(lift, body, def->range);
   Term *next = rest();
   pop(m);
+  ++localDefsDone;
   return next;
 }
 
@@ -807,14 +868,14 @@ core::Term *Desugarer::comprehension(ComprehensionExpr *e) {
   Lift *lift = beginLift("comprehension");
   StringRef it = fresh("iter");
   size_t m = mark();
-  bindVar(it, e->range);
+  it = bindVar(it, e->range);
   Term *matchTerm = encodeMatch(var(it, loc), listAdt, [&](unsigned i) -> Term * {
     CtrData *ctr = listAdt->ctrs[i];
     if (ctr->fields.empty())
       return ref("List/Nil", loc);
     StringRef head = fresh("head"), tail = fresh("tail");
     size_t m2 = mark();
-    bindVar(e->bind, e->range);
+    StringRef bindName = bindVar(e->bind, e->range);
     Term *value = expr(e->term);
     Term *cons = callGlobal("List/Cons", {value, app(selfRef(lift, e->range), var(tail, loc), loc)},
                             e->range);
@@ -825,7 +886,7 @@ core::Term *Desugarer::comprehension(ComprehensionExpr *e) {
                                       lam("", cons, loc));
     }
     pop(m2);
-    body = prog.make<core::LetTerm>(loc, e->bind, false, var(head, loc), body);
+    body = prog.make<core::LetTerm>(loc, bindName, false, var(head, loc), body);
     // Fields in List/Cons order: head, then tail.
     return lam(head, lam(tail, body, loc), loc);
   }, loc);
@@ -929,11 +990,10 @@ core::Term *Desugarer::switchChain(Term *arg, unsigned cases,
     Term *zero = arm(i);
     if (i + 1 == cases) {
       size_t m = mark();
-      if (!predName.empty())
-        bindVar(predName, SourceRange(loc, loc));
-      Term *d = defaultArm(predName);
+      StringRef pred = predName.empty() ? predName : bindVar(predName, SourceRange(loc, loc));
+      Term *d = defaultArm(pred);
       pop(m);
-      return prog.make<core::SwiTerm>(loc, scrut, zero, lam(predName, d, loc));
+      return prog.make<core::SwiTerm>(loc, scrut, zero, lam(pred, d, loc));
     }
     StringRef p = fresh("pred");
     Term *inner = go(var(p, loc), i + 1);
@@ -969,10 +1029,13 @@ core::Term *Desugarer::encodeMatchTerm(Term *scrutinee, unsigned n,
       t = app(t, armTerm(i), loc);
     return t;
   }
-  // NumScott: a value is λx (x TAG fields...); the tag picks the arm.
-  if (n == 1)
-    return app(scrutinee, lam("", armTerm(0), loc), loc);
+  // NumScott: a value is λx (x TAG fields...); the tag picks the arm. As in
+  // Bend, even the tag of a single constructor is tested: switch tag {0: arm; _: *}.
   StringRef tag = fresh("tag");
+  if (n == 1)
+    return app(scrutinee,
+               lam(tag, prog.make<core::SwiTerm>(loc, var(tag, loc), armTerm(0), era(loc)), loc),
+               loc);
   Term *chain = switchChain(
       var(tag, loc), n - 1, armTerm, [&](StringRef) { return armTerm(n - 1); }, "", loc);
   return app(scrutinee, lam(tag, chain, loc), loc);
@@ -981,32 +1044,33 @@ core::Term *Desugarer::encodeMatchTerm(Term *scrutinee, unsigned n,
 core::Term *Desugarer::matchArms(StringRef bind, Term *scrutinee, const std::vector<ArmPlan> &plan,
                                  AdtData *adt, llvm::function_ref<Term *(const Arm &)> body,
                                  Lift *fold, SMLoc loc) {
+  // As in Bend, a default case stands for a copy of itself per constructor
+  // it covers: there too the fields are `bind.field` (those of the
+  // constructor the copy is for), and `bind` (and the case's variable) mean
+  // the constructor rebuilt from them.
   return encodeMatch(scrutinee, adt, [&](unsigned i) -> Term * {
     const ArmPlan &p = plan[i];
     CtrData *ctr = p.ctr;
     size_t m = mark();
+    bool named = p.viaDefault && !p.arm->name.empty() && p.arm->name != "_";
     std::vector<StringRef> fieldVars;
     for (size_t f = 0; f < ctr->fields.size(); ++f) {
-      if (p.viaDefault) {
-        bool named = !p.arm->name.empty() && p.arm->name != "_";
+      if (bind.empty()) {
+        // Nothing can name the fields; only a variable case rebuilds the value.
         fieldVars.push_back(named ? fresh("field") : StringRef());
         continue;
       }
-      if (bind.empty()) {
-        fieldVars.push_back("");
-        continue;
-      }
       StringRef name = prog.save((bind + "." + ctr->fields[f]).str());
-      fieldVars.push_back(name);
       if (fold && ctr->recursive[f]) {
         Binding b;
         b.name = name;
         b.kind = BindKind::FoldRec;
-        b.target = name;
+        b.target = coreName(name);
         b.lift = fold;
         scope.push_back(b);
+        fieldVars.push_back(b.target);
       } else {
-        bindVar(name, p.arm->range);
+        fieldVars.push_back(bindVar(name, p.arm->range));
       }
     }
     auto rebuilt = [&] {
@@ -1015,17 +1079,16 @@ core::Term *Desugarer::matchArms(StringRef bind, Term *scrutinee, const std::vec
         value = app(value, var(f, loc), loc);
       return value;
     };
-    // As in Bend, the matched variable means the constructor rebuilt from
-    // its fields inside each arm (a fold's recursive fields are calls).
-    if (!fold && !bind.empty() && !p.viaDefault) {
+    // (In a fold, `bind` keeps meaning the value folded.)
+    if (!fold && !bind.empty())
       bindUse(bind, rebuilt(), p.arm->range);
-    }
     Term *t;
-    if (p.viaDefault && !p.arm->name.empty() && p.arm->name != "_") {
-      // A variable case binds the value, rebuilt from its fields.
-      bindVar(p.arm->name, p.arm->range);
-      t = prog.make<core::LetTerm>(loc, p.arm->name, false, rebuilt(), body(*p.arm));
+    if (named && fold) {
+      StringRef v = bindVar(p.arm->name, p.arm->range);
+      t = prog.make<core::LetTerm>(loc, v, false, rebuilt(), body(*p.arm));
     } else {
+      if (named)
+        bindUse(p.arm->name, rebuilt(), p.arm->range);
       t = body(*p.arm);
     }
     pop(m);
@@ -1033,11 +1096,6 @@ core::Term *Desugarer::matchArms(StringRef bind, Term *scrutinee, const std::vec
       t = lam(*it, t, loc);
     return t;
   }, loc);
-}
-
-static bool isVarNamed(Expr *e, StringRef name) {
-  auto *v = llvm::dyn_cast<VarExpr>(e);
-  return v && v->name == name;
 }
 
 /// The binder of a match or switch: `x = e`, or the variable matched on.
@@ -1051,67 +1109,69 @@ static StringRef matchBind(StringRef bind, Expr *arg) {
   return {};
 }
 
-core::Term *Desugarer::matchExpr(MatchExpr *e) {
-  SMLoc loc = at(e->range);
-  StringRef bind = matchBind(e->bind, e->arg);
-  Term *value = expr(e->arg);
+core::Term *Desugarer::matchTerm(StringRef bind, Expr *arg, llvm::ArrayRef<ast::Binding> with,
+                                 llvm::ArrayRef<Arm> arms, bool isFold, SourceRange range,
+                                 llvm::function_ref<Term *(const Arm &)> bodyOf) {
+  SMLoc loc = at(range);
+  Term *value = expr(arg);
   std::vector<std::pair<StringRef, Term *>> withInits;
-  for (const ast::Binding &w : e->with)
+  for (const ast::Binding &w : with)
     withInits.emplace_back(w.name, w.value ? expr(w.value) : lookup(w.name, w.range));
   std::vector<ArmPlan> plan;
-  if (!planMatch(e->arms, e->range, plan))
+  if (!planMatch(arms, range, plan))
     return era(loc);
-  auto bodyOf = [&](const Arm &a) { return expr(a.body); };
-  if (!plan[0].ctr) {
-    // Irrefutable: `match x { v: body }` binds v.
-    const Arm *a = plan[0].arm;
+  // The `with` variables, bound around `inner`.
+  auto withLets = [&](llvm::function_ref<Term *()> inner) {
     size_t m = mark();
-    StringRef name = a->name == "_" ? StringRef() : a->name;
-    if (!name.empty())
-      bindVar(name, a->range);
-    Term *b = bodyOf(*a);
+    std::vector<StringRef> names;
+    for (auto &[n, v] : withInits)
+      names.push_back(bindVar(n, range));
+    Term *t = inner();
     pop(m);
-    return prog.make<core::LetTerm>(loc, name, false, value, b);
-  }
-  AdtData *adt = plan[0].ctr->adt;
-  auto finish = [&](Term *scrut, Lift *fold) {
-    size_t m = mark();
-    Term *t = matchArms(bind, scrut, plan, adt, bodyOf, fold, loc);
-    pop(m);
+    for (size_t i = withInits.size(); i-- > 0;)
+      t = prog.make<core::LetTerm>(loc, names[i], false, withInits[i].second, t);
     return t;
   };
-  if (!e->fold) {
+  if (!plan[0].ctr) {
+    // Irrefutable: as in Bend, the match's name and the case's variable
+    // both stand for the value, and the `with` variables are bound.
+    const Arm *a = plan[0].arm;
     size_t m = mark();
-    for (auto &[n, v] : withInits)
-      bindVar(n, e->range);
-    bool rebind = !bind.empty() && !isVarNamed(e->arg, bind);
-    Term *scrut = rebind ? var(bind, loc) : value;
-    if (rebind)
-      bindVar(bind, e->range);
-    Term *t = finish(scrut, nullptr);
+    if (!bind.empty())
+      bindUse(bind, value, range);
+    if (!a->name.empty() && a->name != "_")
+      bindUse(a->name, value, a->range);
+    Term *t = withLets([&] { return bodyOf(*a); });
     pop(m);
-    if (rebind)
-      t = prog.make<core::LetTerm>(loc, bind, false, value, t);
-    for (auto it = withInits.rbegin(); it != withInits.rend(); ++it)
-      t = prog.make<core::LetTerm>(loc, it->first, false, it->second, t);
     return t;
+  }
+  AdtData *adt = plan[0].ctr->adt;
+  if (!isFold) {
+    // Each case rebinds the match's name (see matchArms): the value is
+    // matched as it is.
+    return withLets([&] { return matchArms(bind, value, plan, adt, bodyOf, nullptr, loc); });
   }
   // fold: a lifted function of the value and the `with` variables, whose
   // recursive fields call it again.
   Lift *lift = beginLift("fold");
-  StringRef self = bind.empty() ? fresh("fold") : bind;
-  bindVar(self, e->range);
+  StringRef self = bindVar(bind.empty() ? fresh("fold") : bind, range);
+  std::vector<StringRef> names;
   for (auto &[n, v] : withInits)
-    bindVar(n, e->range);
-  Term *body = finish(var(self, loc), lift);
-  for (auto it = withInits.rbegin(); it != withInits.rend(); ++it)
-    body = lam(it->first, body, loc);
+    names.push_back(bindVar(n, range));
+  Term *body = matchArms(bind, var(self, loc), plan, adt, bodyOf, lift, loc);
+  for (size_t i = names.size(); i-- > 0;)
+    body = lam(names[i], body, loc);
   body = lam(self, body, loc);
-  Term *call = endLift(lift, body, e->range);
+  Term *call = endLift(lift, body, range);
   Term *t = app(call, value, loc);
   for (auto &[n, v] : withInits)
     t = app(t, v, loc);
   return t;
+}
+
+core::Term *Desugarer::matchExpr(MatchExpr *e) {
+  return matchTerm(matchBind(e->bind, e->arg), e->arg, e->with, e->arms, e->fold, e->range,
+                   [&](const Arm &a) { return expr(a.body); });
 }
 
 core::Term *Desugarer::switchExpr(SwitchExpr *e) {
@@ -1141,14 +1201,14 @@ core::Term *Desugarer::switchExpr(SwitchExpr *e) {
     return era(loc);
   }
   size_t m = mark();
+  std::vector<StringRef> withNames;
   for (auto &[n, v] : withInits)
-    bindVar(n, e->range);
-  bool rebind = !bind.empty() && !isVarNamed(e->arg, bind);
-  if (rebind)
-    bindVar(bind, e->range);
+    withNames.push_back(bindVar(n, e->range));
   StringRef pred = bind.empty() ? fresh("pred")
                                 : prog.save((bind + "-" + std::to_string(cases)).str());
-  Term *scrut = rebind ? var(bind, loc) : value;
+  // Each case rebinds the switch's name (see withSwitchValue): the value is
+  // switched on as it is.
+  Term *scrut = value;
   Term *t = switchChain(
       scrut, cases,
       [&](unsigned i) {
@@ -1162,10 +1222,8 @@ core::Term *Desugarer::switchExpr(SwitchExpr *e) {
       },
       pred, loc);
   pop(m);
-  if (rebind)
-    t = prog.make<core::LetTerm>(loc, bind, false, value, t);
-  for (auto it = withInits.rbegin(); it != withInits.rend(); ++it)
-    t = prog.make<core::LetTerm>(loc, it->first, false, it->second, t);
+  for (size_t i = withInits.size(); i-- > 0;)
+    t = prog.make<core::LetTerm>(loc, withNames[i], false, withInits[i].second, t);
   return t;
 }
 
@@ -1188,8 +1246,9 @@ core::Term *Desugarer::bendExpr(BendExpr *e) {
   for (const ast::Binding &b : e->state)
     inits.push_back(b.value ? expr(b.value) : lookup(b.name, b.range));
   Lift *lift = beginLift("bend");
+  std::vector<StringRef> stateNames;
   for (const ast::Binding &b : e->state)
-    bindVar(b.name, b.range);
+    stateNames.push_back(bindVar(b.name, b.range));
   Binding fork;
   fork.name = "fork";
   fork.kind = BindKind::Fork;
@@ -1199,8 +1258,8 @@ core::Term *Desugarer::bendExpr(BendExpr *e) {
   Term *step = expr(e->step);
   Term *base = expr(e->base);
   Term *body = prog.make<core::SwiTerm>(loc, cond, base, lam("", step, loc));
-  for (auto it = e->state.rbegin(); it != e->state.rend(); ++it)
-    body = lam(it->name, body, loc);
+  for (size_t i = stateNames.size(); i-- > 0;)
+    body = lam(stateNames[i], body, loc);
   Term *call = endLift(lift, body, e->range);
   for (Term *i : inits)
     call = app(call, i, loc);
@@ -1460,14 +1519,12 @@ Desugarer::BlockValue Desugarer::statement(Stmt *s, Block stmts, size_t index) {
       std::vector<std::pair<StringRef, Term *>> withInits;
       for (const ast::Binding &w : ss->with)
         withInits.emplace_back(w.name, w.value ? expr(w.value) : lookup(w.name, w.range));
+      std::vector<StringRef> withNames;
       for (auto &[n, v] : withInits)
-        bindVar(n, s->range);
-      bool rebind = !bind.empty() && !isVarNamed(ss->arg, bind);
-      if (rebind)
-        bindVar(bind, s->range);
+        withNames.push_back(bindVar(n, s->range));
       StringRef pred = bind.empty() ? fresh("pred")
                                     : prog.save((bind + "-" + std::to_string(cases)).str());
-      Term *scrut = rebind ? var(bind, loc) : value;
+      Term *scrut = value; // each case rebinds the name
       Term *t = switchChain(
           scrut, cases,
           [&](unsigned i) {
@@ -1482,64 +1539,14 @@ Desugarer::BlockValue Desugarer::statement(Stmt *s, Block stmts, size_t index) {
           },
           pred, loc);
       pop(m);
-      if (rebind)
-        t = prog.make<core::LetTerm>(loc, bind, false, value, t);
-      for (auto it = withInits.rbegin(); it != withInits.rend(); ++it)
-        t = prog.make<core::LetTerm>(loc, it->first, false, it->second, t);
+      for (size_t i = withInits.size(); i-- > 0;)
+        t = prog.make<core::LetTerm>(loc, withNames[i], false, withInits[i].second, t);
       return t;
     }
     case NodeKind::MatchStmt: {
       auto *ms = cast<MatchStmt>(s);
-      StringRef bind = matchBind(ms->bind, ms->arg);
-      Term *value = expr(ms->arg);
-      std::vector<std::pair<StringRef, Term *>> withInits;
-      for (const ast::Binding &w : ms->with)
-        withInits.emplace_back(w.name, w.value ? expr(w.value) : lookup(w.name, w.range));
-      std::vector<ArmPlan> plan;
-      if (!planMatch(ms->arms, s->range, plan))
-        return era(loc);
-      auto bodyOf = [&](const Arm &a) { return branch(a.block).term; };
-      if (!plan[0].ctr) {
-        const Arm *a = plan[0].arm;
-        size_t m = mark();
-        StringRef name = a->name == "_" ? StringRef() : a->name;
-        if (!name.empty())
-          bindVar(name, a->range);
-        Term *b = bodyOf(*a);
-        pop(m);
-        return prog.make<core::LetTerm>(loc, name, false, value, b);
-      }
-      AdtData *adt = plan[0].ctr->adt;
-      if (!ms->fold) {
-        size_t m = mark();
-        for (auto &[n, v] : withInits)
-          bindVar(n, s->range);
-        bool rebind = !bind.empty() && !isVarNamed(ms->arg, bind);
-        Term *scrut = rebind ? var(bind, loc) : value;
-        if (rebind)
-          bindVar(bind, s->range);
-        Term *t = matchArms(bind, scrut, plan, adt, bodyOf, nullptr, loc);
-        pop(m);
-        if (rebind)
-          t = prog.make<core::LetTerm>(loc, bind, false, value, t);
-        for (auto it = withInits.rbegin(); it != withInits.rend(); ++it)
-          t = prog.make<core::LetTerm>(loc, it->first, false, it->second, t);
-        return t;
-      }
-      Lift *lift = beginLift("fold");
-      StringRef self = bind.empty() ? fresh("fold") : bind;
-      bindVar(self, s->range);
-      for (auto &[n, v] : withInits)
-        bindVar(n, s->range);
-      Term *body = matchArms(bind, var(self, loc), plan, adt, bodyOf, lift, loc);
-      for (auto it = withInits.rbegin(); it != withInits.rend(); ++it)
-        body = lam(it->first, body, loc);
-      body = lam(self, body, loc);
-      Term *call = endLift(lift, body, s->range);
-      Term *t = app(call, value, loc);
-      for (auto &[n, v] : withInits)
-        t = app(t, v, loc);
-      return t;
+      return matchTerm(matchBind(ms->bind, ms->arg), ms->arg, ms->with, ms->arms, ms->fold, s->range,
+                       [&](const Arm &a) { return branch(a.block).term; });
     }
     case NodeKind::BendStmt: {
       auto *bs = cast<BendStmt>(s);
@@ -1547,8 +1554,9 @@ Desugarer::BlockValue Desugarer::statement(Stmt *s, Block stmts, size_t index) {
       for (const ast::Binding &b : bs->state)
         inits.push_back(b.value ? expr(b.value) : lookup(b.name, b.range));
       Lift *lift = beginLift("bend");
+      std::vector<StringRef> stateNames;
       for (const ast::Binding &b : bs->state)
-        bindVar(b.name, b.range);
+        stateNames.push_back(bindVar(b.name, b.range));
       Binding fork;
       fork.name = "fork";
       fork.kind = BindKind::Fork;
@@ -1558,8 +1566,8 @@ Desugarer::BlockValue Desugarer::statement(Stmt *s, Block stmts, size_t index) {
       Term *step = branch(bs->step).term;
       Term *base = branch(bs->base).term;
       Term *body = prog.make<core::SwiTerm>(loc, cond, base, lam("", step, loc));
-      for (auto it = bs->state.rbegin(); it != bs->state.rend(); ++it)
-        body = lam(it->name, body, loc);
+      for (size_t i = stateNames.size(); i-- > 0;)
+        body = lam(stateNames[i], body, loc);
       Term *call = endLift(lift, body, s->range);
       for (Term *i : inits)
         call = app(call, i, loc);
@@ -1672,10 +1680,13 @@ void Desugarer::checkUnscoped() {
 void Desugarer::emitDefinition(DefData &def) {
   file = def.file;
   defName = def.name;
+  localParent = defName;
+  localDefsDone = 0;
   liftCount = 0;
   cloned = 0;
   freshCount = 0; // generated names depend only on this definition
   scope.clear();
+  useFree.clear();
   unscoped.clear();
   mapGets.clear();
   withType = {};
@@ -1711,8 +1722,10 @@ void Desugarer::applyArguments(const DefData &entry, llvm::ArrayRef<Expr *> args
   // Lifted out of an argument, a definition is named after it; the entry's
   // own lifts keep their names.
   liftCount = 0;
+  localDefsDone = 0;
   cloned = 0;
   scope.clear();
+  useFree.clear();
   unscoped.clear();
   mapGets.clear();
   withType = {};
@@ -1722,6 +1735,7 @@ void Desugarer::applyArguments(const DefData &entry, llvm::ArrayRef<Expr *> args
   std::vector<Term *> terms;
   for (size_t i = 0; i < args.size(); ++i) {
     defName = entry.name.str() + "__arg" + std::to_string(i + 1);
+    localParent = defName;
     terms.push_back(expr(args[i]));
   }
   // One definition in Bend: an unscoped variable may be bound in one argument

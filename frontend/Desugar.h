@@ -147,8 +147,10 @@ private:
   struct Binding {
     llvm::StringRef name;
     BindKind kind = BindKind::Var;
-    llvm::StringRef target; // Alias: the Core variable; Global: the definition; FoldRec: raw field
+    llvm::StringRef target; // Alias: the Core variable; Global: the definition; FoldRec: raw field;
+                            // Var: the Core variable when it is not `name` (renamed, see bindVar)
     core::Term *use = nullptr; // Use: the value, copied at each occurrence
+    std::vector<llvm::StringRef> useFree; // Use: the Core variables free in the value
     Lift *lift = nullptr;
     unsigned uses = 0;
     SourceRange range;
@@ -159,15 +161,26 @@ private:
     std::vector<std::string> captures;
     std::vector<core::Term *> selfRefs; // placeholders patched when the lift closes
     bool done = false;
+    bool sortCaptures = false; // a local definition: its captures go in name order
   };
 
-  void bindVar(llvm::StringRef name, SourceRange range, bool warnUnused = false);
+  /// Binds a source variable; returns the Core variable that stands for it,
+  /// which its binder must use. That is `name` unless a `use` in scope refers
+  /// to an outer `name`: then a fresh one, so that the copies of the `use`
+  /// value are not captured (as in Bend, where names are made unique first).
+  [[nodiscard]] llvm::StringRef bindVar(llvm::StringRef name, SourceRange range,
+                                        bool warnUnused = false);
+  /// The Core variable a binder of `name` made now uses (see bindVar).
+  llvm::StringRef coreName(llvm::StringRef name);
   void bindAlias(llvm::StringRef name, llvm::StringRef target, SourceRange range);
   /// `name` stands for (a copy of) `value` wherever it is used: Bend's `use`.
   void bindUse(llvm::StringRef name, core::Term *value, SourceRange range);
   void pop(size_t mark);
   size_t mark() const { return scope.size(); }
   core::Term *lookup(llvm::StringRef name, SourceRange range);
+  /// The Core variable `coreName` as seen from here (captured by the lifts
+  /// crossed), whatever source name it is bound by.
+  core::Term *lookupCore(llvm::StringRef coreName, SourceRange range);
   core::Term *lookupGlobal(llvm::StringRef name, SourceRange range);
   llvm::StringRef resolve(llvm::StringRef name) const { return book.resolve(*file, name); }
   llvm::StringRef fresh(llvm::StringRef base);
@@ -243,6 +256,11 @@ private:
   core::Term *switchChain(core::Term *arg, unsigned cases, llvm::function_ref<core::Term *(unsigned)> arm,
                           llvm::function_ref<core::Term *(llvm::StringRef)> defaultArm,
                           llvm::StringRef predName, llvm::SMLoc loc);
+  /// A `match` or `fold` (expression or statement) whose cases' bodies
+  /// `bodyOf` desugars.
+  core::Term *matchTerm(llvm::StringRef bind, ast::Expr *arg, llvm::ArrayRef<ast::Binding> with,
+                        llvm::ArrayRef<ast::Arm> arms, bool isFold, SourceRange range,
+                        llvm::function_ref<core::Term *(const ast::Arm &)> bodyOf);
   core::Term *matchArms(llvm::StringRef bind, core::Term *scrutinee, const std::vector<ArmPlan> &plan,
                         AdtData *adt, llvm::function_ref<core::Term *(const ast::Arm &)> body,
                         Lift *fold, llvm::SMLoc loc);
@@ -273,8 +291,12 @@ private:
   FileScope *file = nullptr;
   std::string defName;
   unsigned liftCount = 0;
+  std::string localParent; // what local definitions are named after
+  unsigned localDefsDone = 0; // local definitions of this top-level one finished so far
   unsigned freshCount = 0;
   std::vector<Binding> scope;
+  /// How many `use` bindings in scope have each Core variable free in their value.
+  llvm::StringMap<unsigned> useFree;
   std::vector<std::unique_ptr<Lift>> lifts;
   llvm::StringRef withType; // inside `with Type`
   struct MapGet {

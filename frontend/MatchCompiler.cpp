@@ -291,8 +291,7 @@ Term *MatchCompiler::leaf(Row &row) {
     Term *value = b.value;
     if (value) {
       // Built before the rule's own bindings: resolve its variables first.
-      d.bindVar(b.name, b.range);
-      lets.emplace_back(b.name, value);
+      lets.emplace_back(d.bindVar(b.name, b.range), value);
       continue;
     }
     if (b.ctr) {
@@ -304,8 +303,7 @@ Term *MatchCompiler::leaf(Row &row) {
       for (size_t i = b.parts.size() - 1; i-- > 0;)
         value = d.prog.make<core::PairTerm>(b.pair, loc, d.var(b.parts[i], loc), value);
     }
-    d.bindVar(b.name, b.range);
-    lets.emplace_back(b.name, value);
+    lets.emplace_back(d.bindVar(b.name, b.range), value);
   }
   Term *body = d.expr(rule.body);
   d.pop(m);
@@ -408,7 +406,7 @@ Term *MatchCompiler::ctrColumn(std::vector<StringRef> &args, std::vector<Row> &r
     subArgs.insert(subArgs.end(), rest.begin(), rest.end());
     size_t m = d.mark();
     for (StringRef f : fields)
-      d.bindVar(f, fun->range);
+      (void)d.bindVar(f, fun->range); // fresh: never renamed
     Term *t = sub.empty() ? (missing("constructor '" + ctr->name + "' is not covered"), d.era(loc))
                           : compile(subArgs, std::move(sub));
     d.pop(m);
@@ -531,7 +529,7 @@ Term *MatchCompiler::pairColumn(std::vector<StringRef> &args, std::vector<Row> &
   subArgs.insert(subArgs.end(), args.begin() + 1, args.end());
   size_t m = d.mark();
   for (StringRef p : parts)
-    d.bindVar(p, fun->range);
+    (void)d.bindVar(p, fun->range); // fresh: never renamed
   Term *body = compile(subArgs, std::move(sub));
   d.pop(m);
   // (a, b, c) is (a, (b, c)): unpack one pair at a time.
@@ -595,8 +593,8 @@ Term *MatchCompiler::run() {
   }
   reached.assign(fun->rules.size(), false);
   size_t m = d.mark();
-  for (StringRef a : args)
-    d.bindVar(a, fun->range);
+  for (StringRef &a : args)
+    a = d.bindVar(a, fun->range);
   Term *body = compile(args, std::move(rows));
   d.pop(m);
   for (auto it = args.rbegin(); it != args.rend(); ++it)
@@ -613,16 +611,17 @@ core::Term *Desugarer::function(FunDecl *f) {
   if (!f->imp)
     return MatchCompiler(*this, f).run();
   size_t m = mark();
+  std::vector<StringRef> params;
   for (const Param &p : f->params)
-    bindVar(p.name, p.range, true);
+    params.push_back(bindVar(p.name, p.range, true));
   BlockValue v = block(f->body, 0);
   pop(m);
   if (v.assigned || !v.ok)
     diags.report(DiagKind::MissingReturn, f->nameRange.toSM(),
                  "function '" + f->name.str() + "' must end with a 'return' in every branch");
   Term *body = v.term;
-  for (auto it = f->params.rbegin(); it != f->params.rend(); ++it)
-    body = lam(it->name, body, loc);
+  for (size_t i = params.size(); i-- > 0;)
+    body = lam(params[i], body, loc);
   return body;
 }
 

@@ -274,9 +274,12 @@ bool decodeMatch(AdtEncoding encoding, const AppTerm *t, const MatchShape &shape
       return false;
     out.scrutinee = t->fun;
     if (n == 1) {
-      if (!lam->var.empty())
-        return false; // the tag of a single constructor is never used
-      arms.push_back(lam->body);
+      // switch tag { 0: arm; _: * }
+      auto *swi = llvm::dyn_cast<SwiTerm>(lam->body);
+      auto *on = swi ? llvm::dyn_cast<VarTerm>(swi->arg) : nullptr;
+      if (!on || lam->var.empty() || on->name() != lam->var || !llvm::isa<EraTerm>(swi->succ))
+        return false;
+      arms.push_back(swi->zero);
     } else {
       // switch tag { 0: arm0; _: λp switch p { 0: arm1; _: ... λ* armN } }
       llvm::StringRef tag = lam->var;

@@ -266,7 +266,9 @@ std::vector<std::string> verify(const Module &module) {
         if (i.kind == InstKind::Swi) {
           size_t args = i.ins.size() - 1;
           const Block &zero = *i.blocks[0], &succ = *i.blocks[1];
-          if (zero.params.size() != args || succ.params.size() != args + 1)
+          // (A successor case may also be a value taking nothing: `_: *`.)
+          bool succValue = args == 0 && succ.params.empty();
+          if (zero.params.size() != args || (succ.params.size() != args + 1 && !succValue))
             problems.push_back("switch arms must take its " + std::to_string(args) +
                                " arguments (the successor arm the predecessor first)" + where);
         }

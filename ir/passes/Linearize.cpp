@@ -172,7 +172,23 @@ void expandMatch(Function &fn, bool scott, Inst &&match, std::vector<Inst> &out)
     auto lamBody = std::make_unique<Block>();
     lamBody->params = {tag};
     if (n == 1) {
-      lamBody->result = armValue(fn, std::move(*match.blocks[0]), lamBody->insts, loc);
+      // As Bend does: switch tag { 0: arm; _: * }, a successor case that is
+      // an eraser rather than a λ.
+      auto zero = std::make_unique<Block>();
+      zero->result = armValue(fn, std::move(*match.blocks[0]), zero->insts, loc);
+      auto succ = std::make_unique<Block>();
+      Inst era(InstKind::Era, loc);
+      succ->result = fn.newWire("e");
+      era.outs = {succ->result};
+      succ->insts.push_back(std::move(era));
+      Inst swi(InstKind::Swi, loc);
+      swi.ins = {tag};
+      WireId w = fn.newWire("w");
+      swi.outs = {w};
+      swi.blocks.push_back(std::move(zero));
+      swi.blocks.push_back(std::move(succ));
+      lamBody->insts.push_back(std::move(swi));
+      lamBody->result = w;
     } else {
       // Built from the last switch out: `inner` is the value of the successor case.
       std::unique_ptr<Block> succ;

@@ -115,3 +115,56 @@ TEST_CASE("an unscoped variable may be bound in one argument and used in another
   auto r = runOn("main a b = (a, b)\n", withArguments({"λ$x 1", "$x"}));
   CHECK(r->text() == "");
 }
+
+TEST_CASE("local definitions are named as in Bend, so that equal names do not collide") {
+  auto r = runOn("def main:\n  y = 1\n"
+                 "  def aux(x):\n    def aux(x):\n      return x + y\n    return aux(x)\n"
+                 "  def two():\n    def aux(z):\n      return z\n    return aux(2)\n"
+                 "  return (aux(1), two())\n",
+                 emitting(EmitStage::Core, false));
+  CHECK(!r->diags->hasErrors());
+  const std::string &out = r->result.emitted;
+  CHECK(out.find("main__local_0_aux__local_0_aux = λy λx (+ x y)") != std::string::npos);
+  CHECK(out.find("main__local_0_aux = λy λx (main__local_0_aux__local_0_aux y x)") !=
+        std::string::npos);
+  // The first one finished before the second began.
+  CHECK(out.find("main__local_1_two__local_1_aux = ") != std::string::npos);
+  CHECK(out.find("main__local_1_two = ") != std::string::npos);
+}
+
+TEST_CASE("a local definition takes its captures in name order") {
+  auto r = runOn("def f(zz, aa):\n  def g(x):\n    return x + zz * aa\n  return g\n"
+                 "main = (f 1 2 3)\n",
+                 emitting(EmitStage::Core, false));
+  CHECK(!r->diags->hasErrors());
+  CHECK(r->result.emitted.find("f__local_0_g = λaa λzz λx") != std::string::npos);
+  CHECK(r->result.emitted.find("(f__local_0_g aa zz)") != std::string::npos);
+}
+
+TEST_CASE("a use value copied under a binder of the same name is not captured") {
+  auto r = runOn("main = @a use b = (a a) @a (b a)\n", emitting(EmitStage::Core, false));
+  CHECK(!r->diags->hasErrors());
+  CHECK(r->result.emitted.find("main = λa λ%a0 (a a %a0)") != std::string::npos);
+}
+
+TEST_CASE("a use value copied into a local definition means the outer variable") {
+  auto r = runOn("def main:\n  x = 1\n  use y = x + 10\n  def g(x):\n    return x * y\n  return g(2)\n",
+                 emitting(EmitStage::Core, false));
+  CHECK(!r->diags->hasErrors());
+  CHECK(r->result.emitted.find("main__local_0_g = λx λ%x0 (* %x0 (+ x 10))") != std::string::npos);
+}
+
+TEST_CASE("an irrefutable match binds its with variables") {
+  auto r = runOn("main = match p = 4004 with b = 5005 { x: (+ b p) }\n",
+                 emitting(EmitStage::Core, false));
+  CHECK(r->result.emitted.find("main = let b = 5005; (+ b 4004)") != std::string::npos);
+}
+
+TEST_CASE("a default case binds the fields of each constructor it stands for") {
+  auto r = runOn("type Kx = (A k) | (B k o)\n"
+                 "main = @t match t { Kx/A: t.k; _: (+ t.k 100) }\n",
+                 emitting(EmitStage::Core, false));
+  CHECK(!r->diags->hasErrors());
+  CHECK(r->result.emitted.find("main = λt (t λ%tag0 switch %tag0 { 0: λt.k t.k; _: λ* λt.k λt.o "
+                               "(+ t.k 100) })") != std::string::npos);
+}
