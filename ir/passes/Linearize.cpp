@@ -257,12 +257,15 @@ namespace {
 /// which port of the dup chain (with superpositions, which value each use
 /// sees). Bend counts occurrences walking the term: a node's children in
 /// order (a function before its argument, a switch's scrutinee before its
-/// arms, the variables passed to the arms after them), but a `let x = v; b`
-/// counts `b` before `v`, and a `let {a b} = v; b` `v` before `b`. The HIR
+/// arms, the variables passed to the arms after them), but `let x = v; body`
+/// counts `body` before `v` (and `let {p q} = v; body` `v` first). The HIR
 /// keeps that term as trees: a wire used once and defined by an instruction
 /// is the subterm at its use. What is left are the roots of a block: dups
 /// and untups, walked before the block's result, and let-bound values (a
-/// ranked or shared wire), walked after it, innermost let first.
+/// ranked or shared wire), walked after it from the last let to the first.
+/// That is Bend's order for lets in a row at the head of a block (and for a
+/// let inside a let's value); a let nested deeper in an expression has its
+/// value counted at the end of its block rather than right after its body.
 template <typename Copies>
 void handOutCopies(Function &fn, unsigned originalWires, const std::vector<unsigned> &uses,
                    Copies copies, std::vector<unsigned> &handedOut, Scratch &scratch) {
