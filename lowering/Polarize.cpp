@@ -218,10 +218,10 @@ private:
   // What the first pass learns about each definition, for the later passes.
   // Their trees (pre-order) and free `(a b)` nodes, one definition after
   // another.
-  std::vector<TreeId> allTrees, allCons, allOprs;
+  std::vector<TreeId> allTrees, allCons;
+  std::vector<TreeId> oprNodes; // the $(a b) nodes of the definition being constrained
   struct DefState {
     uint32_t treesBegin = 0, treesEnd = 0, consBegin = 0, consEnd = 0;
-    uint32_t oprsBegin = 0, oprsEnd = 0;
     size_t rootConCount = 0;
     uint32_t nodeCount = 0;
     bool hasDup = false;
@@ -247,7 +247,6 @@ private:
   const net::Def *def = nullptr;
   llvm::ArrayRef<TreeId> trees;    // pre-order
   llvm::ArrayRef<TreeId> conNodes; // (a b) nodes whose first child is free
-  llvm::ArrayRef<TreeId> oprNodes; // $(a b) nodes
   size_t rootConCount = 0;         // how many of them are in the root tree
   uint32_t consBegin = 0;          // where its (a b) nodes start in allCons
   // Scratch of applyDefaults.
@@ -360,10 +359,16 @@ bool Polarizer::constrainDefinition(uint32_t id) {
   DefState &st = states[id];
   st.treesBegin = uint32_t(allTrees.size());
   st.consBegin = consBegin = uint32_t(allCons.size());
-  st.oprsBegin = uint32_t(allOprs.size());
+  oprNodes.clear();
   nodeCount = 0;
   hasDup = false;
   bool ok = constrain() && checkUseCounts();
+  // An operator node the definition leaves undecided is negative, before
+  // anything else is chosen (so shape inference sees it as it always did).
+  if (ok)
+    for (TreeId opr : oprNodes)
+      if (!uf.sameSet(opr.index, positive))
+        uf.unite(opr.index, positive, true);
   for (uint32_t name : usedNames) {
     firstUse[name] = NoIndex;
     useCount[name] = 0;
@@ -371,7 +376,6 @@ bool Polarizer::constrainDefinition(uint32_t id) {
   usedNames.clear();
   st.treesEnd = uint32_t(allTrees.size());
   st.consEnd = uint32_t(allCons.size());
-  st.oprsEnd = uint32_t(allOprs.size());
   st.rootConCount = rootConCount;
   st.nodeCount = nodeCount;
   st.hasDup = hasDup;
@@ -385,7 +389,6 @@ void Polarizer::select(uint32_t id) {
   DefState &st = states[id];
   trees = llvm::ArrayRef<TreeId>(allTrees).slice(st.treesBegin, st.treesEnd - st.treesBegin);
   conNodes = consOf(st);
-  oprNodes = llvm::ArrayRef<TreeId>(allOprs).slice(st.oprsBegin, st.oprsEnd - st.oprsBegin);
   rootConCount = st.rootConCount;
   nodeCount = st.nodeCount;
   hasDup = st.hasDup;
@@ -510,9 +513,10 @@ bool Polarizer::visit(const Item &item, std::vector<Item> &stack) {
   case TreeKind::Opr:
     // Usually negative, -(+operand -result); HVM2 also lets two operator
     // nodes meet (they annihilate), where one of them is the positive twin
-    // +(-operand +result). Undecided ones are made negative (applyDefaults).
+    // +(-operand +result). Undecided ones are made negative once the
+    // definition's constraints are in (constrainDefinition).
     fst.rel = Rel::Opp;
-    allOprs.push_back(t);
+    oprNodes.push_back(t);
     break;
   case TreeKind::Swi:
     if (!uf.unite(t.index, positive, true))
@@ -899,11 +903,6 @@ bool Polarizer::checkUseCounts() {
 // what they build from the parameters (`@f ~ ((a (b c)) r)`, a tuple of them)
 // follows from the binders.
 void Polarizer::applyDefaults() {
-  // Operator nodes first: negative unless the net says otherwise, as they
-  // were before anything else was chosen.
-  for (TreeId opr : oprNodes)
-    if (!uf.sameSet(opr.index, positive))
-      uf.unite(opr.index, positive, true);
   auto decide = [&](TreeId con) {
     uint32_t cls = shapes.classOf(con);
     if (relationKnown(con)) {
