@@ -260,9 +260,10 @@ namespace {
 /// arms, the variables passed to the arms after them), but `let x = v; body`
 /// counts `body` before `v` (and `let {p q} = v; body` `v` first). The HIR
 /// keeps that term as trees: a wire used once and defined by an instruction
-/// is the subterm at its use. What is left are the roots of a block: dups
-/// and untups, walked before the block's result, and let-bound values (a
-/// ranked or shared wire), walked after it from the last let to the first.
+/// is the subterm at its use. What is left are the roots of a block: dups,
+/// untups and erased lets' values, walked before the block's result, and
+/// the values let-bound to a name (a ranked or shared wire), walked after
+/// it from the last let to the first.
 /// That is Bend's order for lets in a row at the head of a block (and for a
 /// let inside a let's value); a let nested deeper in an expression has its
 /// value counted at the end of its block rather than right after its body.
@@ -282,9 +283,13 @@ void handOutCopies(Function &fn, unsigned originalWires, const std::vector<unsig
     const Function::Wire &wire = fn.wires[w];
     return wire.rank == Function::NoRank && !wire.unscoped ? defined[w] : nullptr;
   };
-  // A root walked after the block's result: a let's value.
+  // A root walked after the block's result: the value of a let that binds
+  // a name (`let * = v; body`, like a dup, has its value walked first).
   auto letValue = [&](const Inst &i) {
-    return i.outs.size() == 1 && !subterm(i.outs[0]);
+    if (i.outs.size() != 1 || subterm(i.outs[0]))
+      return false;
+    WireId w = i.outs[0];
+    return w >= originalWires || uses[w] != 0 || fn.wires[w].rank != Function::NoRank;
   };
   using Item = HandOutItem;
   std::vector<Item> &work = scratch.walk;
@@ -328,7 +333,7 @@ void handOutCopies(Function &fn, unsigned originalWires, const std::vector<unsig
           pushInst(i);
       pushUse(b.result);
       for (auto it = b.insts.rbegin(); it != b.insts.rend(); ++it)
-        if (it->outs.size() != 1)
+        if (!letValue(*it) && (it->outs.size() != 1 || !subterm(it->outs[0])))
           pushInst(*it);
       break;
     }
