@@ -7,6 +7,8 @@
 #include "runtime/common/Term.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/SMLoc.h"
 
@@ -17,7 +19,8 @@
 namespace bendc::net {
 
 enum class TreeKind : uint8_t {
-  Var, // a wire end, named; each name occurs exactly twice in a definition
+  Var, // a wire end, named; each name occurs twice in a definition (once:
+       // the wire's other end is a free port, as HVM2 allows)
   Ref, // @name
   Era, // *
   Num, // a number, a partial operator or an operator symbol (HVM2 Numb)
@@ -26,6 +29,13 @@ enum class TreeKind : uint8_t {
   Opr, // $(a b)
   Swi, // ?(a b)
 };
+
+/// The warning for a variable that occurs once in a definition.
+inline std::string unpairedVariableMessage(llvm::StringRef var, llvm::StringRef def) {
+  return ("variable '" + var + "' occurs once in @" + def +
+          ": its other end is left as a free port")
+      .str();
+}
 
 /// Con, Dup, Opr and Swi are nodes with two children; the rest are leaves.
 inline bool isNodeKind(TreeKind kind) {

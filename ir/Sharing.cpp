@@ -392,10 +392,11 @@ public:
   bool stopped = false;
 
   /// The definition to work on next (its body, and its place in the
-  /// program); the buffers serve every one.
-  void start(Term **definitionBody, uint32_t id) {
+  /// program; whether it is the entry point); the buffers serve every one.
+  void start(Term **definitionBody, uint32_t id, bool entryPoint) {
     body = definitionBody;
     defId = id;
+    entry = entryPoint;
   }
 
   /// Shares one repeated subterm; false when none qualifies.
@@ -443,7 +444,7 @@ public:
     });
     for (auto &c : classes) {
       int at = lowestCommonAncestor(c);
-      if (at < 0 || !canFloat(c, at) || runs(c, at) < 2)
+      if (at < 0 || (!entry && closed(c.front())) || !canFloat(c, at) || runs(c, at) < 2)
         continue;
       if (numbers.hasSuperposition()) {
         stopped = true; // before anything was shared
@@ -679,6 +680,17 @@ private:
     return at;
   }
 
+  /// Rule 7: a term with no free variable, which float-combinators makes a
+  /// definition of its own outside the entry point.
+  bool closed(int term) const {
+    for (int k = term; k < term + int(nodes[term].size); ++k) {
+      int b = nodes[k].binder;
+      if (nodes[k].term->kind == TermKind::Var && !(b >= 0 && inside(b, term)))
+        return false;
+    }
+    return true;
+  }
+
   /// Rules 3 and 4.
   bool canFloat(const llvm::SmallVectorImpl<int> &occurrences, int at) const {
     for (int o : occurrences)
@@ -754,6 +766,7 @@ private:
   LazyPlainValues &numbers;
   Term **body = nullptr;
   uint32_t defId = 0;
+  bool entry = false; // the definition is the entry point
   unsigned &counter;
   std::vector<Node> nodes;
   llvm::StringMap<llvm::SmallVector<std::pair<int, unsigned>, 4>> scopes;
@@ -767,6 +780,7 @@ SharingStats recoverSharing(Program &program) {
   LazyPlainValues numbers(program);
   unsigned counter = 0;
   DefinitionSharing sharing(program, numbers, counter);
+  const Definition *entry = program.find(program.entry);
   for (size_t id = 0; id < program.defs.size(); ++id) {
     Definition &d = program.defs[id];
     if (d.builtin)
@@ -792,7 +806,7 @@ SharingStats recoverSharing(Program &program) {
           program.prefetch(next);
           break;
         }
-    sharing.start(&d.body, uint32_t(id));
+    sharing.start(&d.body, uint32_t(id), &d == entry);
     // Each rewrite can reveal another (a shared term inside a shared term).
     for (unsigned round = 0; round < 1000 && sharing.shareOne(); ++round)
       ++stats.shared;

@@ -26,6 +26,12 @@
 //  5. At least two occurrences can run in one evaluation: occurrences in
 //     different arms of one switch or match exclude each other.
 //  6. The program has no superposition anywhere: a variable could hold one.
+//  7. Outside the entry point, it has a free variable. A closed term is a
+//     combinator, which float-combinators makes a definition of its own;
+//     HVM2 expands a reference to it only where a use of it is reduced, so
+//     where none is (inside data the result holds) Bend prints the call
+//     unevaluated. Shared, it would run: a value, or a hang, where Bend
+//     shows the call.
 #pragma once
 
 #include "ir/Core.h"

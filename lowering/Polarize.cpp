@@ -10,6 +10,7 @@
 
 #include <cassert>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bendc {
@@ -150,6 +151,8 @@ private:
   bool joinRedexes();
   uint32_t crossRedex(Position pos);
   void emitSides(uint32_t a, uint32_t b);
+  uint32_t freeSlot();
+  uint32_t spareSlot = NoIndex; // the other slot of freeSlot's last node
   /// A variable occurrence of the definition being laid out or built.
   struct Occurrence {
     TreeId tree;
@@ -216,6 +219,7 @@ private:
   // Their trees (pre-order) and free `(a b)` nodes, one definition after
   // another.
   std::vector<TreeId> allTrees, allCons;
+  std::vector<TreeId> oprNodes; // the $(a b) nodes of the definition being constrained
   struct DefState {
     uint32_t treesBegin = 0, treesEnd = 0, consBegin = 0, consEnd = 0;
     size_t rootConCount = 0;
@@ -356,9 +360,16 @@ bool Polarizer::constrainDefinition(uint32_t id) {
   DefState &st = states[id];
   st.treesBegin = uint32_t(allTrees.size());
   st.consBegin = consBegin = uint32_t(allCons.size());
+  oprNodes.clear();
   nodeCount = 0;
   hasDup = false;
   bool ok = constrain() && checkUseCounts();
+  // An operator node the definition leaves undecided is negative, before
+  // anything else is chosen (so shape inference sees it as it always did).
+  if (ok)
+    for (TreeId opr : oprNodes)
+      if (!uf.sameSet(opr.index, positive))
+        uf.unite(opr.index, positive, true);
   for (uint32_t name : usedNames) {
     firstUse[name] = NoIndex;
     useCount[name] = 0;
@@ -501,12 +512,18 @@ bool Polarizer::visit(const Item &item, std::vector<Item> &stack) {
     break;
   case TreeKind::Dup: hasDup = true; break;
   case TreeKind::Opr:
+    // Usually negative, -(+operand -result); HVM2 also lets two operator
+    // nodes meet (they annihilate), where one of them is the positive twin
+    // +(-operand +result). Undecided ones are made negative once the
+    // definition's constraints are in (constrainDefinition).
+    fst.rel = Rel::Opp;
+    oprNodes.push_back(t);
+    break;
   case TreeKind::Swi:
     if (!uf.unite(t.index, positive, true))
-      return fail(t, tree.kind == TreeKind::Opr ? "operator node would be positive"
-                                                : "switch node would be positive");
+      return fail(t, "switch node would be positive");
     fst.rel = Rel::Pos;
-    fst.switchCases = tree.kind == TreeKind::Swi;
+    fst.switchCases = true;
     break;
   default: llvm_unreachable("leaves are handled above");
   }
@@ -707,6 +724,7 @@ void Polarizer::placeTerm(Position pos, rt::Term term, bool positive) {
 /// Empties the occurrences and the redex sides' tables for the definition.
 void Polarizer::startJoining() {
   occurrences.clear();
+  spareSlot = NoIndex;
   size_t sides = 2 * def->redexes.size();
   sideOccurrence.assign(sides, NoIndex);
   sideTerm.assign(sides, 0);
@@ -734,6 +752,14 @@ bool Polarizer::joinVariables(rt::DefInfo &defInfo) {
 bool Polarizer::joinFrom(uint32_t end) {
   uint32_t u = occurrences[end].partner;
   for (;;) {
+    if (u == NoIndex) {
+      // The wire ends in a free port: a negative end waits forever, a
+      // positive one points at a slot that nothing fills.
+      occurrences[end].joined = true;
+      setAt(Position::unpack(occurrences[end].pos),
+            occurrences[end].positive ? rt::varTerm(freeSlot()) : rt::subTerm());
+      return true;
+    }
     Position pos = Position::unpack(occurrences[u].pos);
     if (pos.kind != Position::RedexSide) {
       occurrences[end].joined = occurrences[u].joined = true;
@@ -787,6 +813,11 @@ bool Polarizer::joinRedexes() {
     uint32_t var = sideOccurrence[lhsVar ? lhs : rhs];
     for (;;) {
       uint32_t u = occurrences[var].partner;
+      if (u == NoIndex) {
+        // A tree wired to a free port: it stays there, in a slot of its own.
+        setAt({Position::Slot, freeSlot()}, sideTerm[start]);
+        break;
+      }
       Position pos = Position::unpack(occurrences[u].pos);
       assert(pos.kind == Position::RedexSide && "slot ends are joined first");
       uint32_t across = crossRedex(pos);
@@ -799,10 +830,36 @@ bool Polarizer::joinRedexes() {
       var = sideOccurrence[across];
     }
   }
-  for (uint32_t r = 0; r < def->redexes.size(); ++r)
-    if (!redexUsed[r])
-      return failLoop(def->redexes[r].lhs);
+  // Redexes left over join variables only: a chain between two free
+  // ports, which is dropped, or a closed loop.
+  for (uint32_t r = 0; r < def->redexes.size(); ++r) {
+    if (redexUsed[r])
+      continue;
+    redexUsed[r] = 1;
+    for (uint32_t side : {2 * r, 2 * r + 1})
+      for (uint32_t var = sideOccurrence[side]; var != NoIndex;) {
+        uint32_t u = occurrences[var].partner;
+        if (u == NoIndex || Position::unpack(occurrences[u].pos).kind != Position::RedexSide)
+          break;
+        uint32_t across = crossRedex(Position::unpack(occurrences[u].pos));
+        if (across == NoIndex)
+          return failLoop(def->redexes[r].lhs);
+        var = sideOccurrence[across];
+      }
+  }
   return true;
+}
+
+/// A slot of a node of its own that nothing else uses, holding SUB: where
+/// a wire ending in a free port goes.
+uint32_t Polarizer::freeSlot() {
+  if (spareSlot != NoIndex)
+    return std::exchange(spareSlot, NoIndex);
+  uint32_t node = info->nodeCount++;
+  out.slots.push_back(rt::subTerm());
+  out.slots.push_back(rt::subTerm());
+  spareSlot = 2 * node + 1;
+  return 2 * node;
 }
 
 void Polarizer::emitSides(uint32_t a, uint32_t b) {
@@ -818,6 +875,12 @@ bool Polarizer::checkUseCounts() {
     uint32_t count = useCount[name];
     if (count == 2)
       continue;
+    if (count == 1) {
+      // Its wire ends in a free port, as HVM2 leaves it (see joinFrom).
+      diags.report(DiagKind::HvmUnpairedVariable, book.loc(TreeId{firstUse[name]}),
+                   net::unpairedVariableMessage(book.names[name], book.names[def->name]));
+      continue;
+    }
     std::string times = count == 1 ? "1 time" : std::to_string(count) + " times";
     diags.report(DiagKind::HvmVariableCount, book.loc(TreeId{firstUse[name]}),
                  "variable '" + book.names[name].str() + "' occurs " + times + " in @" +
@@ -903,7 +966,9 @@ rt::Term Polarizer::termOf(TreeId t) {
     bool pos = isPositive(t);
     return rt::nodeTerm(rt::tag::node(rt::Kind::Dup, pos, pos), nodeIndex(t));
   }
-  case TreeKind::Opr: return rt::nodeTerm(rt::tag::Opr, nodeIndex(t));
+  case TreeKind::Opr:
+    return rt::nodeTerm(rt::tag::node(rt::Kind::Opr, isPositive(t), isPositive(tree.fst)),
+                        nodeIndex(t));
   case TreeKind::Swi: return rt::nodeTerm(rt::tag::Swi, nodeIndex(t));
   case TreeKind::Var: break;
   }
@@ -961,7 +1026,8 @@ bool Polarizer::build(rt::DefInfo &defInfo) {
     partner(t.index) = k;
   }
   for (Occurrence &o : occurrences)
-    o.partner = partner(o.partner);
+    if (o.partner != NoIndex)
+      o.partner = partner(o.partner);
   return joinVariables(defInfo);
 }
 

@@ -363,10 +363,16 @@ void Reader::checkVariables(llvm::StringRef defName) {
     const VarUse &use = vars.find(name)->second;
     if (use.count == 2)
       continue;
-    std::string times = use.count == 1 ? "1 time" : std::to_string(use.count) + " times";
-    diags.report(DiagKind::HvmVariableCount, use.count == 1 ? use.first : use.third,
-                 "variable " + quoted(book.names[name]) + " occurs " + times + " in @" +
-                     defName.str() + ", but a variable must occur exactly twice");
+    if (use.count == 1) {
+      // HVM2 runs such a net: the wire's other end is a free port.
+      diags.report(DiagKind::HvmUnpairedVariable, use.first,
+                   net::unpairedVariableMessage(book.names[name], defName));
+      continue;
+    }
+    diags.report(DiagKind::HvmVariableCount, use.third,
+                 "variable " + quoted(book.names[name]) + " occurs " +
+                     std::to_string(use.count) + " times in @" + defName.str() +
+                     ", but a variable must occur exactly twice");
   }
 }
 

@@ -11,7 +11,8 @@
 namespace bendc {
 
 /// Parses every definition of the buffer `bufferId` of `sm` and checks the
-/// book: each variable occurs exactly twice in its definition, references name
+/// book: no variable occurs more than twice in its definition (one that
+/// occurs once is warned about: its wire ends in a free port), references name
 /// existing definitions, names are unique and `@main` exists. Syntax errors do
 /// not stop the reader: it reports them all, going on at the next definition.
 /// Returns the book, or nothing when any error was reported.

@@ -23,6 +23,13 @@ void boundAround(const Block &block, llvm::SmallVectorImpl<WireId> &out) {
     out.append(i.outs.begin(), i.outs.end());
 }
 
+/// What handing out copies has left to walk: a use, an instruction or a
+/// block.
+struct HandOutItem {
+  enum Kind : uint8_t { Use, Instruction, Body } kind;
+  void *at; // WireId, Inst or Block
+};
+
 /// Buffers the linearizing passes keep from one function to the next.
 struct Scratch {
   BlockGraph graph;
@@ -33,6 +40,8 @@ struct Scratch {
   // copyWires[copyBegin[w] .. copyBegin[w + 1]).
   std::vector<uint32_t> copyBegin;
   std::vector<WireId> copyWires;
+  std::vector<Inst *> defined; // by wire: the one-out instruction defining it
+  std::vector<HandOutItem> walk;
 };
 
 } // namespace
@@ -259,15 +268,103 @@ void expandMatches(Module &module) {
 
 namespace {
 
+/// Hands the copies of each wire used more than once to its uses in the
+/// order Bend numbers a variable's occurrences, which decides which use gets
+/// which port of the dup chain (with superpositions, which value each use
+/// sees). Bend counts occurrences walking the term: a node's children in
+/// order (a function before its argument, a switch's scrutinee before its
+/// arms, the variables passed to the arms after them), but `let x = v; body`
+/// counts `body` before `v` (and `let {p q} = v; body` `v` first). The HIR
+/// keeps that term as trees: a wire used once and defined by an instruction
+/// is the subterm at its use. What is left are the roots of a block: dups,
+/// untups and erased lets' values, walked before the block's result, and
+/// the values let-bound to a name (a ranked or shared wire), walked after
+/// it from the last let to the first.
+/// That is Bend's order for lets in a row at the head of a block (and for a
+/// let inside a let's value); a let nested deeper in an expression has its
+/// value counted at the end of its block rather than right after its body.
+template <typename Copies>
+void handOutCopies(Function &fn, unsigned originalWires, const std::vector<unsigned> &uses,
+                   Copies copies, std::vector<unsigned> &handedOut, Scratch &scratch) {
+  std::vector<Inst *> &defined = scratch.defined;
+  defined.assign(originalWires, nullptr);
+  forEachInst(fn.body, [&](Inst &i) {
+    if (i.outs.size() == 1 && i.outs[0] < originalWires)
+      defined[i.outs[0]] = &i;
+  });
+  // The subterm at a use: the instruction defining a wire used only there.
+  auto subterm = [&](WireId w) -> Inst * {
+    if (w >= originalWires || uses[w] != 1)
+      return nullptr;
+    const Function::Wire &wire = fn.wires[w];
+    return wire.rank == Function::NoRank && !wire.unscoped ? defined[w] : nullptr;
+  };
+  // A root walked after the block's result: the value of a let that binds
+  // a name (`let * = v; body`, like a dup, has its value walked first).
+  auto letValue = [&](const Inst &i) {
+    if (i.outs.size() != 1 || subterm(i.outs[0]))
+      return false;
+    WireId w = i.outs[0];
+    return w >= originalWires || uses[w] != 0 || fn.wires[w].rank != Function::NoRank;
+  };
+  using Item = HandOutItem;
+  std::vector<Item> &work = scratch.walk;
+  work.clear();
+  auto pushUse = [&](WireId &w) { work.push_back(Item{Item::Use, &w}); };
+  auto pushInst = [&](Inst &i) { work.push_back(Item{Item::Instruction, &i}); };
+  auto pushBlock = [&](Block &b) { work.push_back(Item{Item::Body, &b}); };
+  pushBlock(fn.body);
+  while (!work.empty()) {
+    Item item = work.back();
+    work.pop_back();
+    switch (item.kind) {
+    case Item::Use: {
+      WireId &w = *static_cast<WireId *>(item.at);
+      if (Inst *def = subterm(w)) {
+        pushInst(*def);
+      } else if (w < originalWires && handedOut[w] < copies(w).size()) {
+        w = copies(w)[handedOut[w]++];
+      }
+      break;
+    }
+    case Item::Instruction: {
+      // Pushed last to first.
+      Inst &i = *static_cast<Inst *>(item.at);
+      bool armsAfterScrutinee = i.kind == InstKind::Swi || i.kind == InstKind::Match;
+      size_t firstLater = armsAfterScrutinee ? std::min<size_t>(1, i.ins.size()) : i.ins.size();
+      for (size_t k = i.ins.size(); k-- > firstLater;)
+        pushUse(i.ins[k]);
+      for (auto it = i.blocks.rbegin(); it != i.blocks.rend(); ++it)
+        pushBlock(**it);
+      for (size_t k = firstLater; k-- > 0;)
+        pushUse(i.ins[k]);
+      break;
+    }
+    case Item::Body: {
+      // Walked in order: dups and untups, the result, then lets' values
+      // from the last to the first; pushed the other way round.
+      Block &b = *static_cast<Block *>(item.at);
+      for (Inst &i : b.insts)
+        if (letValue(i))
+          pushInst(i);
+      pushUse(b.result);
+      for (auto it = b.insts.rbegin(); it != b.insts.rend(); ++it)
+        if (!letValue(*it) && (it->outs.size() != 1 || !subterm(it->outs[0])))
+          pushInst(*it);
+      break;
+    }
+    }
+  }
+}
+
 /// Gives each wire used more than once its dups and each unused one an
 /// eraser.
 void linearizeVariablesIn(Function &fn, Scratch &scratch) {
   std::vector<unsigned> &uses = scratch.uses;
   useCounts(fn, uses);
   unsigned originalWires = fn.wireCount();
-  // A wire used n > 1 times gets n copies, handed to its uses in order:
-  // block by block (a block's instructions, then its result, then the
-  // blocks inside it).
+  // A wire used n > 1 times gets n copies, handed to its uses in the order
+  // Bend counts them (handOutCopies).
   std::vector<uint32_t> &copyBegin = scratch.copyBegin;
   std::vector<WireId> &copyWires = scratch.copyWires;
   copyBegin.resize(size_t(originalWires) + 1);
@@ -284,21 +381,8 @@ void linearizeVariablesIn(Function &fn, Scratch &scratch) {
   };
   std::vector<unsigned> &handedOut = scratch.handedOut;
   handedOut.assign(originalWires, 0);
-  auto take = [&](WireId &w) {
-    if (w < originalWires && handedOut[w] < copies(w).size())
-      w = copies(w)[handedOut[w]++];
-  };
-  llvm::SmallVector<Block *, 16> work{&fn.body};
-  while (!work.empty()) {
-    Block *b = work.pop_back_val();
-    for (Inst &i : b->insts) {
-      for (WireId &w : i.ins)
-        take(w);
-      for (auto it = i.blocks.rbegin(); it != i.blocks.rend(); ++it)
-        work.push_back(it->get());
-    }
-    take(b->result);
-  }
+  if (!copyWires.empty())
+    handOutCopies(fn, originalWires, uses, copies, handedOut, scratch);
   // Next to each definition: the chain {x1 {x2 {... xn}}} of n-1 dups
   // that makes the copies, or an eraser for a wire nobody uses.
   auto made = [&](WireId w, std::vector<Inst> &out) {

@@ -338,11 +338,28 @@ TEST_CASE("numbers and references cannot be negative") {
         "1:21: cannot polarize @main: reference @main would be negative [HvmPolarity]\n");
 }
 
-TEST_CASE("operator and switch nodes cannot be positive") {
-  CHECK(rejection("@main = $(a a)") ==
-        "1:9: cannot polarize @main: operator node would be positive [HvmPolarity]\n");
+TEST_CASE("switch nodes cannot be positive") {
   CHECK(rejection("@main = (* ?(a a))") ==
         "1:12: cannot polarize @main: switch node would be positive [HvmPolarity]\n");
+}
+
+TEST_CASE("an operator node is negative unless the net makes it the positive twin") {
+  // Two operator nodes meet (HVM2 annihilates them): one is +(-operand +result).
+  Polarized p("@main = a & $(1 a) ~ $(b b)");
+  REQUIRE_MESSAGE(p.book, p.messages());
+  REQUIRE(p.def().redexCount == 1);
+  auto [neg, pos] = p.redex(0);
+  CHECK(tagOf(neg) == tag::Opr);
+  CHECK(tagOf(pos) == twinTag(tag::Opr));
+  // At the root an operator node is positive.
+  Polarized root("@main = $(a a)");
+  REQUIRE_MESSAGE(root.book, root.messages());
+  CHECK(tagOf(root.root()) == twinTag(tag::Opr));
+  // Undecided, it is negative.
+  Polarized free("@main = * & (a a) ~ $(b c) & b ~ c");
+  REQUIRE_MESSAGE(free.book, free.messages());
+  REQUIRE(free.def().redexCount == 1);
+  CHECK(tagOf(free.redex(0).first) == tag::Opr);
 }
 
 TEST_CASE("every definition is checked, each reporting its first contradiction") {
@@ -370,11 +387,19 @@ TEST_CASE("books built without the reader are checked too") {
 
   b.defs.clear();
   b.defs.push_back({main, x1, {}, {}});
+  // A variable that occurs once: its wire ends in a free port, a slot of
+  // a node of its own that nothing fills.
   DiagnosticEngine counts(sm);
-  CHECK_FALSE(polarize(b, counts));
+  std::optional<Book> free = polarize(b, counts);
+  REQUIRE(free);
   REQUIRE(counts.diagnostics().size() == 1);
+  CHECK(counts.diagnostics()[0].kind == DiagKind::HvmUnpairedVariable);
   CHECK(counts.diagnostics()[0].message ==
-        "variable 'x' occurs 1 time in @main, but a variable must occur exactly twice");
+        "variable 'x' occurs once in @main: its other end is left as a free port");
+  const DefInfo &freeMain = free->defs[free->mainId];
+  REQUIRE(freeMain.nodeCount == 1);
+  CHECK(freeMain.root == varTerm(0));
+  CHECK(free->slots[freeMain.firstSlot] == subTerm());
 
   b.defs.clear();
   DiagnosticEngine noMain(sm);
@@ -422,17 +447,24 @@ TEST_CASE("a polarized definition's polarities come from its parents, checked as
   // side is `side`, and marks the definitions named in `given` polarized.
   auto given = [](llvm::StringRef text, net::PositiveSide side,
                   llvm::ArrayRef<llvm::StringRef> names, DiagnosticEngine &diags,
-                  bool eraseLastVariable = false) {
+                  bool thirdUse = false) {
     std::optional<net::Book> book = readBook(text, diags);
     REQUIRE(book);
-    // A variable made an eraser: its name occurs once (the reader would
-    // not have it).
-    if (eraseLastVariable)
-      for (size_t k = book->trees.size(); k-- > 0;)
-        if (book->trees[k].kind == net::TreeKind::Var) {
-          book->trees[k].kind = net::TreeKind::Era;
-          break;
-        }
+    // The last eraser made a third use of the last variable (the reader
+    // would not have it).
+    if (thirdUse) {
+      size_t var = book->trees.size(), era = book->trees.size();
+      for (size_t k = book->trees.size(); k-- > 0;) {
+        if (var == book->trees.size() && book->trees[k].kind == net::TreeKind::Var)
+          var = k;
+        if (era == book->trees.size() && book->trees[k].kind == net::TreeKind::Era)
+          era = k;
+      }
+      REQUIRE(var < book->trees.size());
+      REQUIRE(era < book->trees.size());
+      book->trees[era].kind = net::TreeKind::Var;
+      book->trees[era].value = book->trees[var].value;
+    }
     for (net::Tree &t : book->trees)
       if (t.kind == net::TreeKind::Con)
         t.role = net::ConRole::Function;
@@ -478,7 +510,7 @@ TEST_CASE("a polarized definition's polarities come from its parents, checked as
     const char *text;
     net::PositiveSide side;
     const char *message;
-    bool eraseLastVariable = false;
+    bool thirdUse = false;
   };
   const Case cases[] = {
       {program, net::PositiveSide::Rhs, "cannot polarize @main: reference @id would be negative"},
@@ -488,8 +520,8 @@ TEST_CASE("a polarized definition's polarities come from its parents, checked as
        "cannot polarize @main: operator node would be positive"},
       {"@main = {a a}\n@id = (a a)\n@two = 2\n", net::PositiveSide::Lhs,
        "cannot polarize @main: variable 'a' would be positive at both ends"},
-      {"@id = (a a)\n@two = 2\n@main = (a a)\n", net::PositiveSide::Lhs,
-       "variable 'a' occurs 1 time in @main, but a variable must occur exactly twice", true},
+      {"@id = (a a)\n@two = 2\n@main = ((a a) *)\n", net::PositiveSide::Lhs,
+       "variable 'a' occurs 3 times in @main, but a variable must occur exactly twice", true},
       {"@main = * & a ~ b & b ~ a\n@id = (a a)\n@two = 2\n", net::PositiveSide::Lhs,
        "cannot polarize @main: variable 'a' only links redexes into a closed loop"},
   };
@@ -499,17 +531,17 @@ TEST_CASE("a polarized definition's polarities come from its parents, checked as
                                                  llvm::ArrayRef<llvm::StringRef>(allNames)}) {
       INFO(std::string(c.text) << " given for " << names.size() << " definitions");
       DiagnosticEngine diags(sm);
-      CHECK_FALSE(given(c.text, c.side, names, diags, c.eraseLastVariable));
+      CHECK_FALSE(given(c.text, c.side, names, diags, c.thirdUse));
       REQUIRE(diags.diagnostics().size() == 1);
       CHECK(diags.diagnostics()[0].message == c.message);
     }
   // Every definition is checked, each reporting its first contradiction.
   DiagnosticEngine each(sm);
-  CHECK_FALSE(given("@main = {a a}\n@two = 2\n@id = (a a)\n", net::PositiveSide::Lhs, allNames,
-                    each, true));
+  CHECK_FALSE(given("@main = {a a}\n@two = 2\n@id = ((a a) *)\n", net::PositiveSide::Lhs,
+                    allNames, each, true));
   REQUIRE(each.diagnostics().size() == 2);
   CHECK(each.diagnostics()[1].message ==
-        "variable 'a' occurs 1 time in @id, but a variable must occur exactly twice");
+        "variable 'a' occurs 3 times in @id, but a variable must occur exactly twice");
 }
 
 TEST_CASE("what a polarized definition's (a b) is flows to the definitions inferred") {
