@@ -88,6 +88,10 @@ struct Def {
   /// the polarity of each tree follows from its parent's, with nothing to
   /// infer (the root is positive).
   bool polarized = false;
+  /// Its nodes (trees with children), where the compiler that made it
+  /// counted them; UnknownSize for definitions read from text.
+  static constexpr uint32_t UnknownSize = ~0u;
+  uint32_t nodeCount = UnknownSize;
 };
 
 struct Book {

@@ -29,16 +29,24 @@ std::vector<uint32_t> definitionsByName(const net::Book &book) {
 /// cycle is shown through the definitions a person wrote.
 bool isCombinator(llvm::StringRef name) { return name.contains("__C"); }
 
-/// Which definitions each definition refers to eagerly, as lists by
-/// definition index (each target once, in the order first met).
-struct EagerGraph {
+/// What one walk over the book finds: which definitions each definition
+/// refers to eagerly, as lists by definition index (each target once, in
+/// the order first met), and, where asked, each definition's node count.
+struct BookWalk {
   std::vector<uint32_t> begin; // defs.size() + 1 offsets into `targets`
   std::vector<uint32_t> targets;
+  std::vector<size_t> sizes; // by definition, when counted
 
-  EagerGraph(const net::Book &book, const std::vector<uint32_t> &defOf) {
-    std::vector<uint32_t> seenBy(book.defs.size(), NoDef);
-    llvm::SmallVector<TreeId, 32> work;
+  BookWalk(const net::Book &book, const std::vector<uint32_t> &defOf, bool edges, bool count) {
+    std::vector<uint32_t> seenBy(edges ? book.defs.size() : 0, NoDef);
+    struct Item {
+      TreeId tree;
+      bool eager;
+    };
+    llvm::SmallVector<Item, 32> work;
     begin.reserve(book.defs.size() + 1);
+    if (count)
+      sizes.reserve(book.defs.size());
     for (uint32_t d = 0; d < book.defs.size(); ++d) {
       begin.push_back(uint32_t(targets.size()));
       const net::Def &def = book.defs[d];
@@ -49,23 +57,40 @@ struct EagerGraph {
           targets.push_back(to);
         }
       };
-      // A redex whose side is a reference expands it at once.
+      // Lowering counted the nodes of what it made; the others are counted
+      // here.
+      bool countHere = count && def.nodeCount == net::Def::UnknownSize;
+      // A redex whose side is a reference expands it at once; what the
+      // sides hold deeper is only counted.
       for (const net::Redex &r : def.redexes)
-        for (TreeId side : {r.lhs, r.rhs})
-          if (book[side].kind == TreeKind::Ref)
+        for (TreeId side : {r.lhs, r.rhs}) {
+          if (edges && book[side].kind == TreeKind::Ref)
             add(book[side]);
+          if (countHere)
+            work.push_back({side, false});
+        }
       // In the root, a λ's variable side (or an application's argument)
       // waits for an argument; everything else is reached eagerly.
-      work.push_back(def.root);
+      work.push_back({def.root, edges});
+      size_t nodes = 0;
       while (!work.empty()) {
-        const Tree &t = book[work.pop_back_val()];
-        if (t.kind == TreeKind::Ref)
-          add(t);
-        else if (t.kind == TreeKind::Con)
-          work.push_back(t.snd);
-        else if (net::isNodeKind(t.kind))
-          work.append({t.snd, t.fst});
+        Item item = work.pop_back_val();
+        const Tree &t = book[item.tree];
+        if (t.kind == TreeKind::Ref) {
+          if (item.eager)
+            add(t);
+          continue;
+        }
+        if (!net::isNodeKind(t.kind))
+          continue;
+        ++nodes;
+        if (!countHere && !item.eager)
+          continue;
+        work.push_back({t.snd, item.eager});
+        work.push_back({t.fst, item.eager && t.kind != TreeKind::Con});
       }
+      if (count)
+        sizes.push_back(countHere ? nodes : def.nodeCount);
     }
     begin.push_back(uint32_t(targets.size()));
   }
@@ -74,7 +99,7 @@ struct EagerGraph {
 /// The cycles a depth-first walk meets, each as the definitions on it from
 /// where it was entered. Every definition is entered once, so each cycle
 /// found closes through a different edge.
-std::vector<std::vector<uint32_t>> findCycles(const EagerGraph &g, size_t defCount) {
+std::vector<std::vector<uint32_t>> findCycles(const BookWalk &g, size_t defCount) {
   std::vector<std::vector<uint32_t>> cycles;
   std::vector<bool> visited(defCount, false);
   constexpr uint32_t NotOnPath = ~0u;
@@ -168,15 +193,31 @@ void reportCycle(const net::Book &book, const std::vector<uint32_t> &cycle, bool
 
 } // namespace
 
-bool checkRecursionCycles(const net::Book &book, DiagnosticEngine &diags) {
-  if (diags.warningAction(DiagKind::RecursionCycle) == WarningAction::Allow)
-    return false;
-  std::vector<uint32_t> defOf = definitionsByName(book);
-  EagerGraph graph(book, defOf);
-  std::vector<std::vector<uint32_t>> cycles = findCycles(graph, book.defs.size());
-  for (size_t k = 0; k < cycles.size(); ++k)
-    reportCycle(book, cycles[k], /*withHints=*/k == 0, diags);
-  return !cycles.empty();
+bool checkBook(const net::Book &book, const BookCheckOptions &options, DiagnosticEngine &diags) {
+  bool cycles = options.recursionCycles &&
+                diags.warningAction(DiagKind::RecursionCycle) != WarningAction::Allow;
+  bool sizes = options.maxNetSize != 0;
+  if (!cycles && !sizes)
+    return true;
+  BookWalk walk(book, definitionsByName(book), cycles, sizes);
+  unsigned errors = diags.errors();
+  if (cycles) {
+    std::vector<std::vector<uint32_t>> found = findCycles(walk, book.defs.size());
+    for (size_t k = 0; k < found.size(); ++k)
+      reportCycle(book, found[k], /*withHints=*/k == 0, diags);
+  }
+  for (size_t d = 0; sizes && d < book.defs.size(); ++d) {
+    if (walk.sizes[d] <= options.maxNetSize)
+      continue;
+    const net::Def &def = book.defs[d];
+    diags.report(DiagKind::NetTooLarge, def.loc,
+                 "definition '" + book.names[def.name].str() + "' is too large for " +
+                     options.runtimeName.str() + " (size=" + std::to_string(walk.sizes[d]) +
+                     ", max size=" + std::to_string(options.maxNetSize) +
+                     "); break it into smaller definitions, or leave out -Ocheck-net-size to "
+                     "run it with bendc, which has no such limit");
+  }
+  return diags.errors() == errors;
 }
 
 bool inlineLeafDefinitions(net::Book &book, DiagnosticEngine &diags) {
@@ -239,39 +280,6 @@ bool inlineLeafDefinitions(net::Book &book, DiagnosticEngine &diags) {
     }
   }
   return true;
-}
-
-size_t netSize(const net::Book &book, const net::Def &def) {
-  size_t nodes = 0;
-  llvm::SmallVector<TreeId, 32> work{def.root};
-  for (const net::Redex &r : def.redexes)
-    work.append({r.lhs, r.rhs});
-  while (!work.empty()) {
-    const Tree &t = book[work.pop_back_val()];
-    if (!net::isNodeKind(t.kind))
-      continue;
-    ++nodes;
-    work.append({t.fst, t.snd});
-  }
-  return nodes;
-}
-
-bool checkNetSizes(const net::Book &book, size_t limit, llvm::StringRef runtimeName,
-                   DiagnosticEngine &diags) {
-  bool ok = true;
-  for (const net::Def &def : book.defs) {
-    size_t size = netSize(book, def);
-    if (size <= limit)
-      continue;
-    diags.report(DiagKind::NetTooLarge, def.loc,
-                 "definition '" + book.names[def.name].str() + "' is too large for " +
-                     runtimeName.str() + " (size=" + std::to_string(size) +
-                     ", max size=" + std::to_string(limit) +
-                     "); break it into smaller definitions, or leave out -Ocheck-net-size to "
-                     "run it with bendc, which has no such limit");
-    ok = false;
-  }
-  return ok;
 }
 
 void pruneUnreachableDefinitions(net::Book &book, llvm::StringRef entry) {

@@ -374,17 +374,24 @@ private:
   /// The whole-book passes Bend runs before handing a book to HVM2.
   bool checkBook() {
     PhaseTimer timer("book-checks", "Recursion cycles, inlining and net sizes");
-    checkRecursionCycles(result.net, diags);
-    if (diags.hasErrors())
+    BookCheckOptions checks;
+    checks.maxNetSize = options.checkNetSize ? MaxNetSizeForHvmC : 0;
+    // Bend prunes what inlining leaves unreferenced before it counts nodes.
+    bool pruneBetween = options.inlineDefinitions && options.prune;
+    BookCheckOptions first = checks;
+    if (pruneBetween)
+      first.maxNetSize = 0;
+    if (!lowering::checkBook(result.net, first, diags))
       return false;
-    if (options.inlineDefinitions) {
-      if (!inlineLeafDefinitions(result.net, diags))
-        return false;
-      if (options.prune)
-        pruneUnreachableDefinitions(result.net, result.net.entry);
-    }
-    return !options.checkNetSize ||
-           checkNetSizes(result.net, MaxNetSizeForHvmC, "HVM2's C runtime", diags);
+    if (!options.inlineDefinitions)
+      return true;
+    if (!inlineLeafDefinitions(result.net, diags))
+      return false;
+    if (!pruneBetween)
+      return true;
+    pruneUnreachableDefinitions(result.net, result.net.entry);
+    checks.recursionCycles = false;
+    return lowering::checkBook(result.net, checks, diags);
   }
 
   /// Runs one HIR pass, timed, and verifies the module after it.

@@ -95,6 +95,7 @@ public:
   /// shared by every definition so each name is interned once.
   bool build(net::Book &book, net::Def &def, std::vector<uint32_t> &freshIds) {
     placed.assign(nodes.size(), false);
+    uint32_t innerNodes = 0;
     unsigned varCount = 0;
     varNames.assign(peers.size(), ~0u);
     auto varName = [&](End e) {
@@ -131,8 +132,10 @@ public:
           net::Tree tree = leaf(node.kind, node.value);
           tree.role = node.role;
           bool inner = net::isNodeKind(node.kind);
-          if (inner)
+          if (inner) {
             tree.fst = net::TreeId{uint32_t(book.trees.size()) + 1};
+            ++innerNodes;
+          }
           id = book.add(tree);
           if (inner) {
             work.push_back({end(n, 2), id.index});
@@ -166,6 +169,7 @@ public:
     for (uint32_t n = 1; n < nodes.size(); ++n)
       if (nodes[n].alive && !placed[n])
         return false;
+    def.nodeCount = innerNodes;
     return true;
   }
 
