@@ -320,7 +320,8 @@ void Desugarer::captureFreeVars(Term *t, SourceRange range) {
     lookupCore(v, range);
 }
 
-core::Term *Desugarer::lookupCore(StringRef coreName, SourceRange range) {
+template <class Accepts>
+std::pair<Desugarer::Binding *, Desugarer::Lift *> Desugarer::innermostBinding(Accepts accepts) {
   Lift *crossed = nullptr;
   for (size_t i = scope.size(); i-- > 0;) {
     Binding &b = scope[i];
@@ -329,40 +330,39 @@ core::Term *Desugarer::lookupCore(StringRef coreName, SourceRange range) {
         crossed = b.lift;
       continue;
     }
-    if (b.kind != BindKind::Var && b.kind != BindKind::Alias)
-      continue;
-    StringRef v = b.target.empty() ? b.name : b.target;
-    if (v != coreName)
-      continue;
-    ++b.uses;
-    if (crossed && llvm::find(crossed->captures, v.str()) == crossed->captures.end())
-      crossed->captures.push_back(v.str());
-    return var(v, at(range));
+    if (accepts(b)) {
+      ++b.uses;
+      return {&b, crossed};
+    }
   }
+  return {nullptr, nullptr};
+}
+
+core::Term *Desugarer::capturedVar(StringRef v, Lift *crossed, SourceRange range) {
+  if (crossed && llvm::find(crossed->captures, v.str()) == crossed->captures.end())
+    crossed->captures.push_back(v.str());
+  return var(v, at(range));
+}
+
+core::Term *Desugarer::lookupCore(StringRef coreName, SourceRange range) {
+  auto [found, crossed] = innermostBinding([&](const Binding &b) {
+    return (b.kind == BindKind::Var || b.kind == BindKind::Alias) &&
+           (b.target.empty() ? b.name : b.target) == coreName;
+  });
+  if (found)
+    return capturedVar(coreName, crossed, range);
   // Bound nowhere in this definition: looked up as written.
   return lookup(coreName, range);
 }
 
 core::Term *Desugarer::lookup(StringRef name, SourceRange range) {
-  Lift *crossed = nullptr;
-  for (size_t i = scope.size(); i-- > 0;) {
-    Binding &b = scope[i];
-    if (b.kind == BindKind::Boundary) {
-      if (!crossed)
-        crossed = b.lift;
-      continue;
-    }
-    if (b.name != name)
-      continue;
-    ++b.uses;
+  auto [found, crossed] = innermostBinding([&](const Binding &b) { return b.name == name; });
+  if (found) {
+    Binding &b = *found;
     switch (b.kind) {
     case BindKind::Var:
-    case BindKind::Alias: {
-      StringRef v = b.target.empty() ? b.name : b.target;
-      if (crossed && llvm::find(crossed->captures, v.str()) == crossed->captures.end())
-        crossed->captures.push_back(v.str());
-      return var(v, at(range));
-    }
+    case BindKind::Alias:
+      return capturedVar(b.target.empty() ? b.name : b.target, crossed, range);
     case BindKind::Use:
       // Copied into a lifted definition, the value's variables are captured.
       if (crossed)

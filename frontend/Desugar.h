@@ -182,6 +182,12 @@ private:
   /// crossed), whatever source name it is bound by.
   core::Term *lookupCore(llvm::StringRef coreName, SourceRange range);
   core::Term *lookupGlobal(llvm::StringRef name, SourceRange range);
+  /// The innermost binding that `accepts` (counted as a use), and the
+  /// first lift boundary crossed on the way out to it (null when none);
+  /// {null, null} when there is none.
+  template <class Accepts> std::pair<Binding *, Lift *> innermostBinding(Accepts accepts);
+  /// The Core variable `v`, captured by `crossed` (when a lift was crossed).
+  core::Term *capturedVar(llvm::StringRef v, Lift *crossed, SourceRange range);
   llvm::StringRef resolve(llvm::StringRef name) const { return book.resolve(*file, name); }
   llvm::StringRef fresh(llvm::StringRef base);
 
