@@ -29,12 +29,16 @@ cl::list<std::string> denyNames("D", cl::Prefix, cl::desc("Turn the named warnin
 // -Ono-<name> for eta, prune, float-combinators, merge, linearize-matches
 // (also -Olinearize-matches-alt and -Olinearize-matches=enabled|alt|disabled),
 // inline, check-net-size, and all; and bendc's own sharing (on by default).
-cl::list<std::string> optSwitches(
-    "O", cl::Prefix,
-    cl::desc("Bend's -O switches: eta, prune, float-combinators, merge, linearize-matches[-alt], "
-             "inline, check-net-size, type-check, all, and bendc's sharing (each also as "
-             "-Ono-<name>); adt-scott or adt-num-scott (the default) for the encoding of types"),
-    cl::value_desc("switch"), cl::cat(frontendOptionCategory()));
+// One text for --help and for the error on an unknown switch (cl::desc
+// keeps a reference: the text must outlive the option).
+#define BENDC_OPT_SWITCHES                                                                       \
+  "eta, prune, float-combinators, merge, linearize-matches[-alt], inline, check-net-size, "     \
+  "type-check, all, and bendc's sharing (each also as no-<name>); adt-scott or adt-num-scott "  \
+  "(the default) for the encoding of types"
+constexpr const char *OptSwitchList = BENDC_OPT_SWITCHES;
+cl::list<std::string> optSwitches("O", cl::Prefix, cl::desc("Bend's -O switches: " BENDC_OPT_SWITCHES),
+                                  cl::value_desc("switch"), cl::cat(frontendOptionCategory()));
+#undef BENDC_OPT_SWITCHES
 
 // As Bend's -e: the definition to start from instead of main.
 cl::opt<std::string> entryPoint("entrypoint", cl::desc("The definition to run instead of main (also -e)"),
@@ -140,6 +144,8 @@ std::vector<std::string> unknownWarningNames() {
         unknown.push_back(name);
   return unknown;
 }
+
+llvm::StringRef optSwitchList() { return OptSwitchList; }
 
 bool diagnosticsAsJson() { return diagFormat == DiagFormat::Json; }
 

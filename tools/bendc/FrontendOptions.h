@@ -23,6 +23,9 @@ frontend::FrontendOptions frontendOptionsFromCommandLine(llvm::StringRef emitSta
 lowering::CompileOptions compileOptionsFromCommandLine(std::vector<std::string> &unknown,
                                                        bool checkNetSize);
 
+/// The names -O takes, for messages.
+llvm::StringRef optSwitchList();
+
 /// `--diagnostics-format=json`: JSON Lines on stdout instead of text on stderr.
 bool diagnosticsAsJson();
 

@@ -312,7 +312,8 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
   bool forHvm = !outputPath.empty() || checkFlag;
   lowering::CompileOptions compileOpts = compileOptionsFromCommandLine(unknownSwitches, forHvm);
   for (const std::string &name : unknownSwitches) {
-    errs() << "bendc: error: unknown option '" << name << "'\n";
+    errs() << "bendc: error: unknown option '" << name
+           << "' (switches: " << optSwitchList() << ")\n";
     return ExitUsage;
   }
   // As `bend run` says before it runs: without these passes, recursion
