@@ -2,7 +2,10 @@
 
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
 
 namespace bendc {
 
@@ -124,6 +127,88 @@ static llvm::SourceMgr::DiagKind toLLVM(Severity s) {
   return llvm::SourceMgr::DK_Error;
 }
 
+namespace {
+/// The longest source line shown in full under a message; a longer one is
+/// shown around the caret, its cut ends marked `...`.
+constexpr size_t MaxShownLine = 240, ShownAroundCaret = 100;
+
+/// Prints a message with its source line as SourceMgr does, except that a
+/// long line is clipped around the caret and bytes a terminal would not
+/// show as text (control characters, bytes that are not UTF-8) are shown
+/// as '?'.
+void printMessage(const llvm::SourceMgr &sm, llvm::raw_ostream &os, llvm::SMLoc loc,
+                  llvm::SourceMgr::DiagKind kind, const std::string &msg,
+                  llvm::ArrayRef<llvm::SMRange> ranges, bool color) {
+  llvm::SMDiagnostic d = sm.GetMessage(loc, kind, msg, ranges, {});
+  std::string line = d.getLineContents().str();
+  size_t col = d.getColumnNo() < 0 ? 0 : size_t(d.getColumnNo());
+  size_t begin = 0, end = line.size();
+  if (line.size() > MaxShownLine) {
+    begin = col > ShownAroundCaret ? col - ShownAroundCaret : 0;
+    while (begin > 0 && (static_cast<unsigned char>(line[begin]) & 0xC0) == 0x80)
+      --begin; // not in the middle of a character
+    end = std::min(line.size(), begin + 2 * ShownAroundCaret);
+    while (end < line.size() && (static_cast<unsigned char>(line[end]) & 0xC0) == 0x80)
+      ++end;
+  }
+  std::string shown = line.substr(begin, end - begin);
+  bool sanitized = false;
+  for (size_t i = 0; i < shown.size();) {
+    unsigned char c = static_cast<unsigned char>(shown[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\t') || c == 0x7F) {
+        shown[i] = '?';
+        sanitized = true;
+      }
+      ++i;
+      continue;
+    }
+    auto *p = reinterpret_cast<const llvm::UTF8 *>(shown.data() + i);
+    if (llvm::isLegalUTF8Sequence(p, p + (shown.size() - i))) {
+      i += llvm::getNumBytesForUTF8(c);
+      continue;
+    }
+    shown[i++] = '?';
+    sanitized = true;
+  }
+  bool whole = begin == 0 && end == line.size();
+  if (whole && !sanitized) {
+    sm.PrintMessage(os, loc, kind, msg, ranges, {}, color);
+    return;
+  }
+  // As SourceMgr prints it: the imports that led to this file.
+  unsigned buffer = sm.FindBufferContainingLoc(loc);
+  for (llvm::SMLoc at = buffer ? sm.getParentIncludeLoc(buffer) : llvm::SMLoc(); at.isValid();) {
+    unsigned parent = sm.FindBufferContainingLoc(at);
+    os << "Included from " << sm.getMemoryBuffer(parent)->getBufferIdentifier() << ':'
+       << sm.FindLineNumber(at, parent) << ":\n";
+    at = sm.getParentIncludeLoc(parent);
+  }
+  size_t lead = begin > 0 ? 3 : 0;
+  if (begin > 0)
+    shown = "..." + shown;
+  if (end < line.size())
+    shown += "...";
+  auto place = [&](size_t c) { return unsigned(std::clamp(c, begin, end) - begin + lead); };
+  std::vector<std::pair<unsigned, unsigned>> columns;
+  for (const auto &[from, to] : d.getRanges())
+    if (to > begin && from < end)
+      columns.emplace_back(place(from), place(to));
+  // A clipped line: the place is printed here with the true column, and the
+  // message (made without a file name, so without a place) puts the caret
+  // in the clipped line.
+  if (!whole) {
+    llvm::WithColor bold(os, llvm::raw_ostream::SAVEDCOLOR, /*Bold=*/true, /*BG=*/false,
+                         color ? llvm::ColorMode::Enable : llvm::ColorMode::Disable);
+    os << d.getFilename() << ':' << d.getLineNo() << ':' << (d.getColumnNo() + 1) << ": ";
+  }
+  llvm::SMDiagnostic shownDiag(sm, d.getLoc(), whole ? d.getFilename() : llvm::StringRef(),
+                               d.getLineNo(), d.getColumnNo() < 0 ? -1 : int(place(col)), kind,
+                               d.getMessage(), shown, columns);
+  shownDiag.print(nullptr, os, color);
+}
+} // namespace
+
 void DiagnosticEngine::renderText(llvm::raw_ostream &os, bool color) const {
   for (const Diagnostic &d : diags) {
     std::string msg = d.message + " [" + diagKindName(d.kind).str() + "]";
@@ -131,7 +216,7 @@ void DiagnosticEngine::renderText(llvm::raw_ostream &os, bool color) const {
     if (d.range.Start != d.range.End)
       ranges = d.range;
     if (d.range.Start.isValid())
-      sources.PrintMessage(os, d.range.Start, toLLVM(d.severity), msg, ranges, {}, color);
+      printMessage(sources, os, d.range.Start, toLLVM(d.severity), msg, ranges, color);
     else
       os << (d.severity == Severity::Error ? "error: " : "warning: ") << msg << "\n";
     for (const DiagNote &n : d.notes)
@@ -139,8 +224,8 @@ void DiagnosticEngine::renderText(llvm::raw_ostream &os, bool color) const {
         llvm::ArrayRef<llvm::SMRange> noteRanges;
         if (n.range.Start != n.range.End)
           noteRanges = n.range;
-        sources.PrintMessage(os, n.range.Start, llvm::SourceMgr::DK_Note, n.message, noteRanges, {},
-                             color);
+        printMessage(sources, os, n.range.Start, llvm::SourceMgr::DK_Note, n.message, noteRanges,
+                     color);
       } else
         os << "note: " << n.message << "\n";
   }

@@ -32,7 +32,10 @@ Lexer::Lexer(DiagnosticEngine &diags, ast::AstContext &ctx, llvm::StringRef buff
     }
     auto *at = reinterpret_cast<const llvm::UTF8 *>(p);
     if (!llvm::isLegalUTF8Sequence(at, reinterpret_cast<const llvm::UTF8 *>(end))) {
+      // A file that is not text (a binary, say) would give an error for
+      // every other byte: this one says it all, and nothing is read.
       error(DiagKind::InvalidUtf8, p, p + 1, "the file is not valid UTF-8");
+      cur = limit;
       break;
     }
     p += llvm::getNumBytesForUTF8(*at);
