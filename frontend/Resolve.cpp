@@ -462,13 +462,19 @@ void applyArguments(Desugarer &desugarer, Book &book, const FileScope &mainFile,
 
 /// Fills `prog.refs` when the checks get that far.
 void checkProgram(core::Program &prog, Book &book, const FileScope &mainFile,
-                  llvm::StringRef customEntry, DiagnosticEngine &diags, bool requireMain) {
+                  llvm::StringRef mainPath, llvm::StringRef customEntry, DiagnosticEngine &diags,
+                  bool requireMain) {
   llvm::StringRef entry = entryName(book, mainFile, customEntry);
   if (entry.empty()) {
     if (requireMain)
       diags.report(DiagKind::MissingMain, llvm::SMLoc(),
-                   "the program has no '" + (customEntry.empty() ? "main" : customEntry.str()) +
-                       "' definition" + (customEntry.empty() ? "" : " (the entry point -e names)"));
+                   customEntry.empty()
+                       ? "'" + mainPath.str() +
+                             "' has no definition of 'main', where the program starts (for "
+                             "example 'def main: return 0'; -e NAME starts from another "
+                             "definition)"
+                       : "'" + mainPath.str() + "' has no definition of '" + customEntry.str() +
+                             "', the entry point -e names");
     return;
   }
   // As in Bend: with -e, the program may not also have a main.
@@ -615,7 +621,7 @@ std::unique_ptr<core::Program> buildProgram(llvm::SourceMgr &sm, unsigned mainBu
   }
   if (!diags.hasErrors()) {
     PhaseTimer timer("check-program", "Checking references and main");
-    checkProgram(*prog, book, *mainFile, opts.entryPoint, diags, opts.requireMain);
+    checkProgram(*prog, book, *mainFile, ident, opts.entryPoint, diags, opts.requireMain);
   }
   TypeInfo types;
   if (!diags.hasErrors() && opts.typeCheck) {

@@ -401,9 +401,8 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
     return ExitOk;
   if (!compiled.book) {
     // -Amissing-main accepts a file without main for -o and --check only.
-    errs() << "bendc: error: '" << inputPath << "' has no '"
-           << (compileOpts.entryName.empty() ? "main" : compileOpts.entryName)
-           << "' definition to run\n";
+    errs() << "bendc: error: '" << inputPath << "' has no definition of '"
+           << compileOpts.entryName << "' to run\n";
     return ExitInputError;
   }
   return runBook(*compiled.book, [&](const std::string &normalForm) {
