@@ -394,8 +394,15 @@ core::Term *Desugarer::lookupGlobal(StringRef name, SourceRange range) {
   if (name.contains('/'))
     diags.report(DiagKind::UnboundReference, range.toSM(),
                  "reference to undefined function or constructor '" + name.str() + "'");
-  else
-    diags.report(DiagKind::UnboundVariable, range.toSM(), "unbound variable '" + name.str() + "'");
+  else {
+    Diagnostic &d =
+        diags.report(DiagKind::UnboundVariable, range.toSM(), "unbound variable '" + name.str() + "'");
+    // `n-1` is one name: Bend's names may hold '-'.
+    auto [left, right] = name.split('-');
+    if (!left.empty() && !right.empty())
+      d.notes.push_back({llvm::SMRange(), "'-' is a character of names: to subtract, write '" +
+                                              left.str() + " - " + right.str() + "'"});
+  }
   return era(at(range));
 }
 

@@ -369,6 +369,9 @@ void Loader::registerFile(FileScope &f) {
                                     "redefinition of type '" + g + "'");
       if (book.adts[g]->range.isValid())
         dg.notes.push_back(DiagNote{book.adts[g]->range.toSM(), "first defined here"});
+      else if (book.adts[g]->builtin)
+        dg.notes.push_back(DiagNote{llvm::SMRange(), "'" + g + "' is a builtin type; give yours "
+                                                     "another name"});
       continue;
     }
     book.adtStore.emplace_back();
