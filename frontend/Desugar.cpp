@@ -457,6 +457,15 @@ core::Term *Desugarer::expr(Expr *e) {
     auto *o = cast<OpExpr>(e);
     Term *l = expr(o->lhs);
     Term *r = expr(o->rhs);
+    if (auto *n = llvm::dyn_cast<core::NumTerm>(r);
+        n && (o->op == core::Op::Div || o->op == core::Op::Rem) &&
+        n->value().kind != core::NumKind::F24 && n->value().bits == 0)
+      diags.report(DiagKind::DivisionByZero, o->rhs->range.toSM(),
+                   std::string("integer ") + (o->op == core::Op::Div ? "division" : "remainder") +
+                       " by zero: bendc gives " +
+                       (o->op == core::Op::Div ? "the largest number (16777215 for u24, -1 for i24)"
+                                               : "the left operand") +
+                       ", where HVM2's C runtime stops");
     return prog.make<core::OprTerm>(loc, o->op, l, r);
   }
   case NodeKind::LetExpr:

@@ -44,6 +44,7 @@ constexpr WarningInfo warningInfos[] = {
     {DiagKind::ImportShadow, "import-shadow", WarningAction::Warn, true},
     {DiagKind::RecursionCycle, "recursion-cycle", WarningAction::Deny, true},
     {DiagKind::MissingMain, "missing-main", WarningAction::Deny, false},
+    {DiagKind::DivisionByZero, "division-by-zero", WarningAction::Warn, false},
 };
 } // namespace
 
