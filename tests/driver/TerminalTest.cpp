@@ -154,7 +154,7 @@ TEST_CASE("Ctrl-C stops the run and keeps what the program wrote") {
     dup2(err[1], 2);
     close(out[0]);
     close(err[0]);
-    execl(BENDC_PATH, BENDC_PATH, "--run", "--threads=2", path.c_str(), (char *)nullptr);
+    execl(BENDC_PATH, BENDC_PATH, "--run", "--threads=2", "-s", path.c_str(), (char *)nullptr);
     _exit(127);
   }
   close(out[1]);
@@ -175,6 +175,10 @@ TEST_CASE("Ctrl-C stops the run and keeps what the program wrote") {
   ssize_t n;
   while ((n = read(err[0], buf, sizeof buf)) > 0)
     errText.append(buf, size_t(n));
+  // -s shows the work done until the interrupt.
+  while ((n = read(out[0], buf, sizeof buf)) > 0)
+    got.append(buf, size_t(n));
+  CHECK(got.find("- ITRS: ") != std::string::npos);
   close(out[0]);
   close(err[0]);
   unlink(path.c_str());

@@ -174,6 +174,9 @@ int runBook(const rt::Book &book,
   if (r.status != rt::RunStatus::Ok) {
     outs().flush();
     errs() << "bendc: error: " << r.message << "\n";
+    // What an interrupted run did so far.
+    if (r.status == rt::RunStatus::Interrupted && *statsFlag)
+      printStats(r.stats);
     return rt::exitCodeFor(r.status);
   }
   std::string shown = show(r.result); // may print warnings first
