@@ -6,6 +6,7 @@
 
 #include "runtime/common/Term.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
@@ -151,5 +152,20 @@ struct Book {
   const Tree &operator[](TreeId id) const { return trees[id.index]; }
   Tree &operator[](TreeId id) { return trees[id.index]; }
 };
+
+/// Calls `fn(id)` once for every tree of `def`: its root, the sides of its
+/// redexes and all below them, a parent before its children. `fn` may turn
+/// the tree it is given into a leaf; its children are then not visited.
+template <class Fn> void forEachTree(const Book &book, const Def &def, Fn fn) {
+  llvm::SmallVector<TreeId, 32> work{def.root};
+  for (const Redex &r : def.redexes)
+    work.append({r.rhs, r.lhs});
+  while (!work.empty()) {
+    TreeId id = work.pop_back_val();
+    fn(id);
+    if (const Tree &t = book[id]; isNodeKind(t.kind))
+      work.append({t.snd, t.fst});
+  }
+}
 
 } // namespace bendc::net

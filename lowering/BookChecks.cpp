@@ -264,21 +264,11 @@ bool inlineLeafDefinitions(net::Book &book, DiagnosticEngine &diags) {
   }
   if (!ok)
     return false;
-  for (const net::Def &def : book.defs) {
-    llvm::SmallVector<TreeId, 32> work{def.root};
-    for (const net::Redex &r : def.redexes)
-      work.append({r.lhs, r.rhs});
-    while (!work.empty()) {
-      TreeId id = work.pop_back_val();
-      Tree &t = book[id];
-      if (t.kind == TreeKind::Ref && inlined[t.value]) {
+  for (const net::Def &def : book.defs)
+    net::forEachTree(book, def, [&](TreeId id) {
+      if (Tree &t = book[id]; t.kind == TreeKind::Ref && inlined[t.value])
         t = leafOf[t.value];
-        continue;
-      }
-      if (net::isNodeKind(t.kind))
-        work.append({t.fst, t.snd});
-    }
-  }
+    });
   return true;
 }
 
@@ -290,25 +280,16 @@ void pruneUnreachableDefinitions(net::Book &book, llvm::StringRef entry) {
   std::vector<bool> reached(book.defs.size(), false);
   std::vector<uint32_t> defs{defOf[start->second]};
   reached[defs.front()] = true;
-  llvm::SmallVector<TreeId, 32> work;
   while (!defs.empty()) {
     const net::Def &def = book.defs[defs.back()];
     defs.pop_back();
-    work.push_back(def.root);
-    for (const net::Redex &r : def.redexes)
-      work.append({r.lhs, r.rhs});
-    while (!work.empty()) {
-      const Tree &t = book[work.pop_back_val()];
-      if (t.kind == TreeKind::Ref) {
-        uint32_t to = defOf[t.value];
-        if (to != NoDef && !reached[to]) {
+    net::forEachTree(book, def, [&](TreeId id) {
+      if (const Tree &t = book[id]; t.kind == TreeKind::Ref)
+        if (uint32_t to = defOf[t.value]; to != NoDef && !reached[to]) {
           reached[to] = true;
           defs.push_back(to);
         }
-      } else if (net::isNodeKind(t.kind)) {
-        work.append({t.fst, t.snd});
-      }
-    }
+    });
   }
   size_t kept = 0;
   for (size_t d = 0; d < book.defs.size(); ++d)

@@ -82,18 +82,10 @@ std::optional<net::Book> readNetDefinitions(const core::Program &program,
 /// The definitions a net definition refers to.
 std::vector<llvm::StringRef> refsOf(const net::Book &nets, const net::Def &def, hir::Module &module) {
   std::vector<llvm::StringRef> refs;
-  llvm::SmallVector<net::TreeId, 16> work{def.root};
-  for (const net::Redex &r : def.redexes)
-    work.append({r.lhs, r.rhs});
-  while (!work.empty()) {
-    const net::Tree &t = nets[work.pop_back_val()];
-    if (t.kind == net::TreeKind::Ref)
+  net::forEachTree(nets, def, [&](net::TreeId id) {
+    if (const net::Tree &t = nets[id]; t.kind == net::TreeKind::Ref)
       refs.push_back(module.save(nets.names[t.value]));
-    if (t.fst.valid())
-      work.push_back(t.fst);
-    if (t.snd.valid())
-      work.push_back(t.snd);
-  }
+  });
   return refs;
 }
 

@@ -723,26 +723,12 @@ private:
     for (size_t i = 0; i < n; ++i)
       defIndex.try_emplace(book.names[book.defs[i].name], uint32_t(i));
     std::vector<llvm::SmallVector<uint32_t, 4>> edges(n);
-    std::vector<net::TreeId> work;
-    for (size_t i = 0; i < n; ++i) {
-      const net::Def &d = book.defs[i];
-      work.push_back(d.root);
-      for (const net::Redex &r : d.redexes) {
-        work.push_back(r.lhs);
-        work.push_back(r.rhs);
-      }
-      while (!work.empty()) {
-        const net::Tree &t = book[work.back()];
-        work.pop_back();
-        if (t.kind == net::TreeKind::Ref) {
+    for (size_t i = 0; i < n; ++i)
+      net::forEachTree(book, book.defs[i], [&](net::TreeId id) {
+        if (const net::Tree &t = book[id]; t.kind == net::TreeKind::Ref)
           if (auto it = defIndex.find(book.names[t.value]); it != defIndex.end())
             edges[i].push_back(it->second);
-        } else if (t.fst.valid()) {
-          work.push_back(t.fst);
-          work.push_back(t.snd);
-        }
-      }
-    }
+      });
     recursive.assign(n, false);
     constexpr uint32_t Unvisited = ~0u;
     std::vector<uint32_t> index(n, Unvisited), low(n, 0);
