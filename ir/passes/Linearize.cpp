@@ -160,6 +160,23 @@ WireId app(Function &fn, std::vector<Inst> &out, WireId f, WireId a, llvm::SMLoc
   return r;
 }
 
+/// `λscrut switch scrut { 0: zero; _: succ }`'s body: a block whose param is
+/// `scrut` and whose one instruction is the switch.
+std::unique_ptr<Block> switchBlock(Function &fn, WireId scrut, std::unique_ptr<Block> zero,
+                                   std::unique_ptr<Block> succ, llvm::SMLoc loc) {
+  Inst swi(InstKind::Swi, loc);
+  swi.ins = {scrut};
+  WireId w = fn.newWire("w");
+  swi.outs = {w};
+  swi.blocks.push_back(std::move(zero));
+  swi.blocks.push_back(std::move(succ));
+  auto block = std::make_unique<Block>();
+  block->params = {scrut};
+  block->insts.push_back(std::move(swi));
+  block->result = w;
+  return block;
+}
+
 /// The instructions a match becomes, appended to `out`.
 void expandMatch(Function &fn, bool scott, Inst &&match, std::vector<Inst> &out) {
   llvm::SMLoc loc = match.loc;
@@ -178,8 +195,7 @@ void expandMatch(Function &fn, bool scott, Inst &&match, std::vector<Inst> &out)
   } else {
     // λtag switch tag { 0: arm0; _: λp switch p { 0: arm1; _: λ* armN } }
     WireId tag = fn.newWire("tag");
-    auto lamBody = std::make_unique<Block>();
-    lamBody->params = {tag};
+    std::unique_ptr<Block> lamBody;
     if (n == 1) {
       // As Bend does: switch tag { 0: arm; _: * }, a successor case that is
       // an eraser rather than a λ.
@@ -190,16 +206,10 @@ void expandMatch(Function &fn, bool scott, Inst &&match, std::vector<Inst> &out)
       succ->result = fn.newWire("e");
       era.outs = {succ->result};
       succ->insts.push_back(std::move(era));
-      Inst swi(InstKind::Swi, loc);
-      swi.ins = {tag};
-      WireId w = fn.newWire("w");
-      swi.outs = {w};
-      swi.blocks.push_back(std::move(zero));
-      swi.blocks.push_back(std::move(succ));
-      lamBody->insts.push_back(std::move(swi));
-      lamBody->result = w;
+      lamBody = switchBlock(fn, tag, std::move(zero), std::move(succ), loc);
     } else {
-      // Built from the last switch out: `inner` is the value of the successor case.
+      // Built from the last switch out: `succ` is the successor case of the
+      // switch made next, and the outermost switch is on the tag itself.
       std::unique_ptr<Block> succ;
       for (size_t k = n - 1; k-- > 0;) {
         WireId scrut = k == 0 ? tag : fn.newWire("p");
@@ -210,21 +220,9 @@ void expandMatch(Function &fn, bool scott, Inst &&match, std::vector<Inst> &out)
           succ->params = {fn.newWire("_")}; // the last predecessor: unused
           succ->result = armValue(fn, std::move(*match.blocks[n - 1]), succ->insts, loc);
         }
-        Inst swi(InstKind::Swi, loc);
-        swi.ins = {scrut};
-        WireId w = fn.newWire("w");
-        swi.outs = {w};
-        swi.blocks.push_back(std::move(zero));
-        swi.blocks.push_back(std::move(succ));
-        auto holder = std::make_unique<Block>();
-        holder->params = {scrut};
-        holder->insts.push_back(std::move(swi));
-        holder->result = w;
-        succ = std::move(holder);
+        succ = switchBlock(fn, scrut, std::move(zero), std::move(succ), loc);
       }
-      // The outermost holder's param is the tag itself.
-      lamBody->insts = std::move(succ->insts);
-      lamBody->result = succ->result;
+      lamBody = std::move(succ);
     }
     Inst lam(InstKind::Lam, loc);
     WireId f = fn.newWire("f");
