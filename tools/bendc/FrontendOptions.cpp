@@ -17,7 +17,7 @@ cl::OptionCategory &frontendOptionCategory() {
 
 namespace {
 
-// As in Bend: -W warns, -A allows, -D denies; `all` names every warning.
+// As in Bend: -W warns, -A allows, -D denies; `all` names Bend's warnings.
 cl::list<std::string> warnNames("W", cl::Prefix, cl::desc("Report the named warning"),
                                 cl::value_desc("warning"), cl::cat(frontendOptionCategory()));
 cl::list<std::string> allowNames("A", cl::Prefix, cl::desc("Do not report the named warning"),

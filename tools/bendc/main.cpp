@@ -511,7 +511,7 @@ int main(int argc, char **argv) {
                                    "\n  Bend's commands work too: bendc check|gen-hvm|run|run-c|"
                                    "run-rs|run-cu|desugar FILE\n",
                                    &parseErrorStream)) {
-    errs() << explainParseErrors(parseErrors);
+    errs() << explainParseErrors(parseErrorStream.str());
     return ExitUsage;
   }
 
