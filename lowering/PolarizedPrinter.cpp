@@ -139,6 +139,7 @@ void DefPrinter::printTerm(const Item &item) {
   case rt::tag::Nul: os << "+NUL"; return;
   case rt::tag::Era: os << "-ERA"; return;
   case rt::tag::Num: os << "+NUM " << rt::num::showNumb(rt::numOf(item.term)); return;
+  case rt::tag::NumN: os << "-NUM " << rt::num::showNumb(rt::numOf(item.term)); return;
   case rt::tag::Ref: {
     uint32_t ref = rt::refOf(item.term);
     if (ref < book.names.size())

@@ -5,6 +5,8 @@
 //   Term load(Loc slot); void store(Loc slot, Term t);   // relaxed
 //   Term exchange(Loc slot, Term t);                     // atomic swap, acq_rel
 //   Loc alloc();                  // a fresh node; the caller reserved enough
+//   bool reserve(uint64_t n);     // makes n more nodes allocatable (false:
+//                                 // out of memory, already reported)
 //   void release(Loc node);       // the node is garbage: reuse it
 //   uint32_t addDead(Loc node, uint32_t n); // atomic fetch_add on the node's
 //                                            // count of dead slots, returns old
@@ -43,7 +45,7 @@ namespace bendc::rt {
 enum class Fault : uint8_t {
   None,
   BadRedex,        // a redex that is not negative ~ positive
-  PolarityClash,   // two nodes of one kind meet with clashing port polarities
+  NoMemory,        // a clash found no node to build with
 };
 
 namespace detail {
@@ -71,6 +73,11 @@ template <class Ctx> BENDC_HD void finishNode(Ctx &c, Loc node, unsigned dead) {
 
 } // namespace detail
 
+// Clashes (see joinValues): a value meets a value, a consumer a consumer.
+// Level 0 is a clash's first; other callers start at 1.
+template <class Ctx> BENDC_HD_CALL void joinValues(Ctx &c, Term a, Term b, unsigned depth = 1);
+template <class Ctx> BENDC_HD_CALL void joinConsumers(Ctx &c, Term a, Term b, unsigned depth = 1);
+
 /// Joins a negative term (a node or an eraser, never SUB) with a positive term.
 template <class Ctx> BENDC_HD void link(Ctx &c, Term neg, Term pos) {
   while (tagOf(pos) == tag::Var) {
@@ -80,11 +87,13 @@ template <class Ctx> BENDC_HD void link(Ctx &c, Term neg, Term pos) {
       return; // `neg` now sits where the variable was bound
     // The slot held the variable's value: it is dead; link the value instead.
     detail::killSlot(c, slot);
-    pos = got;
+    if (!isPositive(got) && !isPending(got))
+      return joinConsumers(c, neg, got); // a clash left a consumer there
+    pos = unpend(got);
   }
-  // An eraser meeting a leaf is a whole interaction with nothing to do:
-  // counted here instead of going through the redex bag.
-  if (tagOf(neg) == tag::Era && !isNode(pos)) {
+  // A negative leaf meeting a leaf is a whole interaction with nothing to
+  // do: counted here instead of going through the redex bag.
+  if ((tagOf(neg) == tag::Era || tagOf(neg) == tag::NumN) && !isNode(pos)) {
     c.count(Rule::Void);
     return;
   }
@@ -98,7 +107,10 @@ template <class Ctx> BENDC_HD bool move(Ctx &c, Loc slot, Term pos) {
   Term got = c.exchange(slot, pos);
   if (got == subTerm())
     return false;
-  link(c, got, pos);
+  if (isPending(got) || isPositive(got))
+    joinValues(c, unpend(got), pos); // a clash left a value there
+  else
+    link(c, got, pos);
   return true;
 }
 
@@ -456,32 +468,239 @@ template <class Ctx> BENDC_HD void interactCall(Ctx &c, Term neg, Term ref) {
     return;
   }
   c.count(Rule::Call);
-  if (annihilates(nt, tagOf(def.root))) {
+  if (nt != tag::Join && annihilates(nt, tagOf(def.root))) {
     expand(c, refOf(ref), neg);
     return;
   }
   link(c, neg, expand(c, refOf(ref)));
 }
 
-/// An eraser or a number (or a copyable reference) meets a node: positive
-/// slots are erased, negative slots receive a copy of the leaf.
+/// A leaf (an eraser or a number) meets a node: as in HVM2, each port of the
+/// node receives a copy of the leaf, in the port's polarity (the leaf itself
+/// or its twin).
 template <class Ctx> BENDC_HD void interactEras(Ctx &c, Term neg, Term pos) {
   c.count(Rule::Eras);
-  if (tagOf(neg) == tag::Era) {
-    Loc n = nodeOf(pos);
-    detail::finishNode(c, n, spill(c, tagOf(pos), n, [](unsigned) { return eraTerm(); },
-                                   [](unsigned) { return nulTerm(); }));
-    return;
+  bool leafNeg = !isNode(neg);
+  Term node = leafNeg ? pos : neg;
+  Term negLeaf = leafNeg ? neg : flipLeaf(pos), posLeaf = leafNeg ? flipLeaf(neg) : pos;
+  Loc n = nodeOf(node);
+  detail::finishNode(c, n, spill(c, tagOf(node), n, [negLeaf](unsigned) { return negLeaf; },
+                                 [posLeaf](unsigned) { return posLeaf; }));
+}
+
+// Clashes. HVM2 has one node kind for λ, application and pair, and joins
+// any two ports. A program that applies a pair, or takes a λ apart, joins two
+// positive terms (two values) or two negative ones (two consumers, or two
+// places that wait for values) here. Leaves turn into their twins; a value
+// that meets a variable waits in the variable's place (a pending term) for
+// the place's own value; two places forward one to the other; two nodes of
+// one kind annihilate port by port, two of different kinds commute. A
+// reference meeting a node, and the levels of a clash below MaxClashDepth,
+// are put off: a JOIN node holding one value becomes a redex with the other
+// (the reference is then expanded by the usual call, and the join starts
+// over at level 0). Nothing is left that stops the run.
+
+/// The most levels of nested nodes one clash joins before it puts the rest
+/// off (a bound on the recursion, which a GPU thread's stack needs).
+inline constexpr unsigned MaxClashDepth = 8;
+
+namespace detail {
+
+/// Joins two negative slots of consumed nodes (two places that wait for
+/// values, each the end of a wire): from now on the first forwards to the
+/// second; what already came to the first goes on to the second. Adds the
+/// slots that died to the counts.
+template <class Ctx> BENDC_HD void joinPlaces(Ctx &c, Loc sa, Loc sb, unsigned &deadA, unsigned &deadB) {
+  Term a = c.exchange(sa, varTerm(sb));
+  if (a == subTerm())
+    return; // whoever comes to `sa` is sent on to `sb`
+  ++deadA;
+  if (Term leaf = flipLeaf(a); leaf && !isPositive(a))
+    deadB += move(c, sb, leaf); // an eraser or a number waited there
+  else if (isPending(a) || isPositive(a))
+    deadB += move(c, sb, unpend(a)); // a value waited there
+  else
+    link(c, a, varTerm(sb)); // a consumer: it waits at `sb` now, or meets what is there
+}
+
+/// Two nodes of different kinds and one polarity: each is copied past the
+/// other as in interactComm. Every wire between the copies then joins two
+/// values or two places: two values meet in a cell (a slot that both ends
+/// exchange into; the second to come finds the first), and of two places one
+/// forwards to the other.
+template <class Ctx> BENDC_HD void commuteNodes(Ctx &c, Term a, Term b) {
+  if (!c.reserve(6))
+    return c.fault(Fault::NoMemory, a, b);
+  c.count(Rule::Comm);
+  uint8_t at = tagOf(a), bt = tagOf(b);
+  Loc na = nodeOf(a), nb = nodeOf(b);
+  auto copyTag = [](uint8_t t, bool positive) { return isPositiveTag(t) == positive ? t : twinTag(t); };
+  Loc ac[2] = {c.alloc(), c.alloc()}; // copies of a, placed at b's slot i
+  Loc bc[2] = {c.alloc(), c.alloc()}; // copies of b, placed at a's slot j
+  uint8_t act[2], bct[2];
+  for (unsigned i = 0; i < 2; ++i) {
+    act[i] = copyTag(at, !auxPositive(bt, i));
+    bct[i] = copyTag(bt, !auxPositive(at, i));
   }
-  Loc n = nodeOf(neg);
-  detail::finishNode(c, n, spill(c, tagOf(neg), n, [](unsigned) { return eraTerm(); },
-                                 [pos](unsigned) { return pos; }));
+  Loc cells = 0;
+  unsigned used = 0;
+  for (unsigned i = 0; i < 2; ++i)
+    for (unsigned j = 0; j < 2; ++j) {
+      Loc x = slotOf(ac[i], j), y = slotOf(bc[j], i);
+      if (auxPositive(act[i], j)) {
+        if (used % 2 == 0)
+          cells = c.alloc();
+        Loc cell = slotOf(cells, used++ % 2);
+        c.store(cell, subTerm());
+        c.store(x, varTerm(cell));
+        c.store(y, varTerm(cell));
+      } else {
+        c.store(x, varTerm(y));
+        c.store(y, subTerm());
+      }
+    }
+  if (used % 2 == 1)
+    killSlot(c, slotOf(cells, 1)); // the cell node's other slot is not used
+  unsigned deadB = spill(c, bt, nb, [&](unsigned i) { return nodeTerm(act[i], ac[i]); },
+                         [&](unsigned i) { return nodeTerm(act[i], ac[i]); });
+  unsigned deadA = spill(c, at, na, [&](unsigned j) { return nodeTerm(bct[j], bc[j]); },
+                         [&](unsigned j) { return nodeTerm(bct[j], bc[j]); });
+  finishNode(c, nb, deadB);
+  finishNode(c, na, deadA);
+}
+
+/// Puts the join of value `a` with `b` (a value or a JOIN's variable) off: a
+/// JOIN node holds `a` and is linked with `b`.
+template <class Ctx> BENDC_HD void putOff(Ctx &c, Term a, Term b) {
+  if (!c.reserve(1))
+    return c.fault(Fault::NoMemory, a, b);
+  Loc j = c.alloc();
+  c.store(slotOf(j, 0), a);
+  c.store(slotOf(j, 1), eraTerm());
+  link(c, nodeTerm(tag::Join, j), b);
+}
+
+/// Two nodes of one kind and one polarity: their ports join pairwise.
+template <class Ctx> BENDC_HD void joinNodes(Ctx &c, Term a, Term b, unsigned depth) {
+  uint8_t at = tagOf(a), bt = tagOf(b);
+  if (kindOf(at) != kindOf(bt))
+    return commuteNodes(c, a, b);
+  c.count(Rule::Anni);
+  Loc na = nodeOf(a), nb = nodeOf(b);
+  unsigned deadA = 0, deadB = 0;
+  for (unsigned i = 0; i < 2; ++i) {
+    Loc sa = slotOf(na, i), sb = slotOf(nb, i);
+    bool pa = auxPositive(at, i), pb = auxPositive(bt, i);
+    if (pa && pb) {
+      joinValues(c, c.load(sa), c.load(sb), depth + 1);
+      ++deadA;
+      ++deadB;
+    } else if (pa) {
+      ++deadA;
+      deadB += move(c, sb, c.load(sa));
+    } else if (pb) {
+      ++deadB;
+      deadA += move(c, sa, c.load(sb));
+    } else {
+      joinPlaces(c, sa, sb, deadA, deadB);
+    }
+  }
+  finishNode(c, na, deadA);
+  finishNode(c, nb, deadB);
+}
+
+} // namespace detail
+
+/// Joins two values (positive terms) as HVM2 joins two ports. `depth` counts
+/// the clash's levels.
+template <class Ctx> BENDC_HD_CALL void joinValues(Ctx &c, Term a, Term b, unsigned depth) {
+  for (;;) {
+    if (tagOf(a) != tag::Var && tagOf(b) == tag::Var) {
+      Term t = a;
+      a = b;
+      b = t;
+    }
+    if (tagOf(a) == tag::Var) {
+      // `b` waits in the variable's place for the value that comes there, or
+      // meets what is there already.
+      Loc slot = payloadOf(a);
+      Term got = c.exchange(slot, pendingTerm(b));
+      if (got == subTerm())
+        return;
+      detail::killSlot(c, slot);
+      if (!isPending(got) && !isPositive(got))
+        return link(c, got, b); // a consumer waited there
+      a = unpend(got);
+      continue;
+    }
+    if (Term fa = flipLeaf(a))
+      return link(c, fa, b);
+    if (Term fb = flipLeaf(b))
+      return link(c, fb, a);
+    bool aRef = tagOf(a) == tag::Ref, bRef = tagOf(b) == tag::Ref;
+    if (aRef && bRef) {
+      c.count(Rule::Void);
+      return;
+    }
+    if (aRef)
+      return detail::putOff(c, b, a); // HVM2 expands the reference first
+    if (bRef)
+      return detail::putOff(c, a, b);
+    if (depth >= MaxClashDepth)
+      return detail::putOff(c, a, b);
+    return detail::joinNodes(c, a, b, depth);
+  }
+}
+
+/// Joins two negative terms (two consumers) as HVM2 joins two ports.
+template <class Ctx> BENDC_HD_CALL void joinConsumers(Ctx &c, Term a, Term b, unsigned depth) {
+  // A JOIN consumes as its value would: that value meets the other.
+  if (tagOf(b) == tag::Join) {
+    Term t = a;
+    a = b;
+    b = t;
+  }
+  if (tagOf(a) == tag::Join) {
+    Loc j = nodeOf(a);
+    Term v = c.load(slotOf(j, 0));
+    c.release(j);
+    return link(c, b, v);
+  }
+  if (Term fa = flipLeaf(a))
+    return link(c, b, fa);
+  if (Term fb = flipLeaf(b))
+    return link(c, a, fb);
+  detail::joinNodes(c, a, b, depth);
 }
 
 template <class Ctx> BENDC_HD void interactAnni(Ctx &c, Term neg, Term pos) {
   uint8_t nt = tagOf(neg), pt = tagOf(pos);
+  if (nt == tag::Join) {
+    // A join put off (see putOff) resumes at level 0.
+    Loc j = nodeOf(neg);
+    Term v = c.load(slotOf(j, 0));
+    c.release(j);
+    joinValues(c, v, pos, 0);
+    return;
+  }
   if (auxPositive(nt, 0) == auxPositive(pt, 0)) {
-    c.fault(Fault::PolarityClash, neg, pos);
+    // A pair applied as a function, a λ taken apart as a pair: the first
+    // ports clash (see joinValues), the second ones join as usual.
+    c.count(Rule::Anni);
+    Loc n = nodeOf(neg), p = nodeOf(pos);
+    unsigned deadN = 0, deadP = 0;
+    Loc sn = slotOf(n, 0), sp = slotOf(p, 0);
+    if (auxPositive(pt, 0)) {
+      deadN = deadP = 1;
+      joinValues(c, c.load(sn), c.load(sp), 0);
+    } else {
+      detail::joinPlaces(c, sn, sp, deadN, deadP);
+    }
+    Term v = c.load(slotOf(p, 1));
+    ++deadP;
+    deadN += move(c, slotOf(n, 1), v);
+    detail::finishNode(c, n, deadN);
+    detail::finishNode(c, p, deadP);
     return;
   }
   c.count(Rule::Anni);
@@ -542,8 +761,29 @@ template <class Ctx> BENDC_HD void interactComm(Ctx &c, Term neg, Term pos) {
 /// for it: the same node, now holding this number, is linked with the operand.
 /// Reusing the node keeps its result slot where the result's wire points, so a
 /// loop does not grow a chain of forwarding variables.
+///
+/// The operator's positive twin +(-operand +result) (a copy of an operator
+/// placed where a value is consumed) meets a number's twin the same way, all
+/// polarities flipped; its operand is a place another wire writes, so when it
+/// holds no number yet a new node takes the number there, as in HVM2.
 template <class Ctx> BENDC_HD void interactOper(Ctx &c, Term opr, Term num_) {
   c.count(Rule::Oper);
+  if (tagOf(opr) == tag::NumN) {
+    Term twin = num_;
+    Loc n = nodeOf(twin);
+    Numb a = numOf(opr);
+    Term operand = c.load(slotOf(n, 0)), result = c.load(slotOf(n, 1));
+    if (tagOf(operand) == tag::NumN) {
+      c.release(n); // the number waiting there is read, the result slot too
+      link(c, numNTerm(num::operate(a, numOf(operand))), result);
+      return;
+    }
+    Loc m = c.alloc();
+    c.store(slotOf(m, 0), opr);
+    c.store(slotOf(m, 1), result);
+    detail::finishNode(c, n, 1 + move(c, slotOf(n, 0), nodeTerm(tagOf(twin), m)));
+    return;
+  }
   Loc n = nodeOf(opr);
   Term operand = c.load(slotOf(n, 0));
   Numb a = numOf(num_);
@@ -561,8 +801,30 @@ template <class Ctx> BENDC_HD void interactOper(Ctx &c, Term opr, Term num_) {
 /// node that takes the pair apart (one more interaction); when the branches
 /// are already a pair that interaction happens here, counted the same way.
 /// The switch node itself becomes the application, keeping the result slot.
+///
+/// The switch's positive twin +(-branches +result) meets a number's twin as
+/// HVM2's switch does: the branches receive a pair (result, *) for zero, and
+/// (*, λ(predecessor result)) otherwise.
 template <class Ctx> BENDC_HD void interactSwit(Ctx &c, Term swi, Term num_) {
   c.count(Rule::Swit);
+  if (tagOf(swi) == tag::NumN) {
+    Loc n = nodeOf(num_);
+    uint32_t v = num::u24Of(numOf(swi));
+    Term result = c.load(slotOf(n, 1));
+    Loc pair = c.alloc();
+    if (v == 0) {
+      c.store(slotOf(pair, 0), result);
+      c.store(slotOf(pair, 1), nulTerm());
+    } else {
+      Loc lam = c.alloc();
+      c.store(slotOf(lam, 0), numNTerm(num::makeU24(v - 1)));
+      c.store(slotOf(lam, 1), result);
+      c.store(slotOf(pair, 0), nulTerm());
+      c.store(slotOf(pair, 1), nodeTerm(tag::Lam, lam));
+    }
+    detail::finishNode(c, n, 1 + move(c, slotOf(n, 0), nodeTerm(tag::Tup, pair)));
+    return;
+  }
   Loc n = nodeOf(swi);
   Term branches = c.load(slotOf(n, 0));
   uint32_t v = num::u24Of(numOf(num_));

@@ -31,12 +31,13 @@ std::string readback(const Term *slots, const Book &book, Loc rootSlot) {
       out += it.text;
       continue;
     }
-    Term t = it.term;
+    // A value pending in a place is what the place is joined with.
+    Term t = unpend(it.term);
     Loc slot = it.slot;
     // Follow substitutions: a VAR whose bound slot holds a positive value.
     for (uint64_t guard = 0; tagOf(t) == tag::Var; ++guard) {
       Loc target = payloadOf(t);
-      Term there = slots[target];
+      Term there = unpend(slots[target]);
       if (!isPositive(there) || guard > (uint64_t(1) << 40)) {
         t = there; // SUB (or a node bound there): the variable is named by `target`
         slot = target;
@@ -50,7 +51,8 @@ std::string readback(const Term *slots, const Book &book, Loc rootSlot) {
     case tag::Sub: name(slot); continue;
     case tag::Nul:
     case tag::Era: out += '*'; continue;
-    case tag::Num: out += num::showNumb(numOf(t)); continue;
+    case tag::Num:
+    case tag::NumN: out += num::showNumb(numOf(t)); continue;
     case tag::Ref:
       out += '@';
       out += refOf(t) < book.names.size() ? book.names[refOf(t)] : std::string("?");

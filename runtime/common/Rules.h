@@ -36,8 +36,21 @@ BENDC_HD constexpr Rule ruleFor(uint8_t neg, uint8_t pos) {
   bool posLeaf = !isNodeTag(pos);
   if (neg == tag::Era)
     return posLeaf ? Rule::Void : Rule::Eras;
+  if (neg == tag::NumN) {
+    if (posLeaf)
+      return Rule::Void;
+    // The positive twins of operator and switch nodes (a copy placed where a
+    // value is consumed) take a number as HVM2's OPR and SWI do.
+    if (kindOf(pos) == Kind::Opr)
+      return Rule::Oper;
+    if (kindOf(pos) == Kind::Swi)
+      return Rule::Swit;
+    return Rule::Eras;
+  }
   if (!isNodeTag(neg))
     return Rule::Invalid; // SUB is a location, never half of a redex
+  if (neg == tag::Join)
+    return pos == tag::Ref ? Rule::Call : Rule::Anni; // expanded, then joined
   if (pos == tag::Nul)
     return Rule::Eras;
   if (pos == tag::Ref)

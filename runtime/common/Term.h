@@ -11,7 +11,13 @@
 //              NUM (payload = 32-bit HVM2 number), REF (payload = definition id),
 //              positive nodes
 //   negative:  SUB (unbound variable: the slot is waiting for a value),
-//              ERA (eraser), negative nodes
+//              ERA (eraser), NUMN (a number, negative twin of NUM), negative
+//              nodes
+//
+// HVM2 has no polarities: a leaf (eraser, number) may meet any port. When a
+// program puts a leaf where a value is consumed (a number applied as a
+// function, a pair's field meeting a number), the leaf's negative twin stands
+// there: ERA for an eraser, NUMN for a number. Each acts as HVM2's leaf does.
 //
 // A node tag packs the HVM2 kind (CON, DUP, OPR, SWI), the polarity of the
 // principal port and the polarity of the first auxiliary slot; the second
@@ -43,7 +49,12 @@ inline constexpr uint8_t Era = 0x04;
 inline constexpr uint8_t Num = 0x05;
 inline constexpr uint8_t Ref = 0x06;
 inline constexpr uint8_t Mark = 0x07; // a node on a free list (never read as a term)
+inline constexpr uint8_t NumN = 0x08; // payload = 32-bit HVM2 number
 inline constexpr uint8_t NodeBit = 0x10;
+// A positive term waiting in a negative slot for the slot's value, the two to
+// be joined as HVM2 joins two ports (see Interact.h, joinValues); the term's
+// own tag with this bit set.
+inline constexpr uint8_t PendBit = 0x80;
 inline constexpr uint8_t PosBit = 0x02;  // principal port is positive
 inline constexpr uint8_t Aux1PosBit = 0x01;
 
@@ -58,6 +69,9 @@ inline constexpr uint8_t Sup = node(Kind::Dup, true, true);
 inline constexpr uint8_t Dup = node(Kind::Dup, false, false);
 inline constexpr uint8_t Opr = node(Kind::Opr, false, true);
 inline constexpr uint8_t Swi = node(Kind::Swi, false, true);
+// Not a node of HVM2: a value (slot 0; slot 1 is unused) put off until it
+// meets what another value meets, then joined with it (see joinValues).
+inline constexpr uint8_t Join = node(Kind::Swi, false, false);
 inline constexpr unsigned Count = 0x20;
 } // namespace tag
 
@@ -65,7 +79,7 @@ BENDC_HD constexpr Term makeTerm(uint8_t t, uint64_t payload) { return (payload 
 BENDC_HD constexpr uint8_t tagOf(Term t) { return uint8_t(t & 0xFF); }
 BENDC_HD constexpr uint64_t payloadOf(Term t) { return t >> 8; }
 
-BENDC_HD constexpr bool isNodeTag(uint8_t t) { return (t & tag::NodeBit) != 0; }
+BENDC_HD constexpr bool isNodeTag(uint8_t t) { return (t & (tag::NodeBit | tag::PendBit)) == tag::NodeBit; }
 BENDC_HD constexpr bool isNode(Term t) { return isNodeTag(tagOf(t)); }
 BENDC_HD constexpr Kind kindOf(uint8_t t) { return Kind((t >> 2) & 3); }
 /// Polarity of the term itself (of a node: of its principal port).
@@ -91,9 +105,26 @@ BENDC_HD constexpr Term subTerm() { return makeTerm(tag::Sub, 0); }
 BENDC_HD constexpr Term nulTerm() { return makeTerm(tag::Nul, 0); }
 BENDC_HD constexpr Term eraTerm() { return makeTerm(tag::Era, 0); }
 BENDC_HD constexpr Term numTerm(Numb n) { return makeTerm(tag::Num, n); }
+BENDC_HD constexpr Term numNTerm(Numb n) { return makeTerm(tag::NumN, n); }
 BENDC_HD constexpr Term refTerm(uint32_t def) { return makeTerm(tag::Ref, def); }
 BENDC_HD constexpr Numb numOf(Term t) { return Numb(payloadOf(t)); }
 BENDC_HD constexpr uint32_t refOf(Term t) { return uint32_t(payloadOf(t)); }
+
+BENDC_HD constexpr bool isPending(Term t) { return (t & tag::PendBit) != 0; }
+BENDC_HD constexpr Term pendingTerm(Term pos) { return pos | tag::PendBit; }
+BENDC_HD constexpr Term unpend(Term t) { return t & ~Term(tag::PendBit); }
+
+/// The twin of a leaf that has one (an eraser or a number) in the opposite
+/// polarity; 0 for every other term.
+BENDC_HD constexpr Term flipLeaf(Term t) {
+  switch (tagOf(t)) {
+  case tag::Nul: return eraTerm();
+  case tag::Era: return nulTerm();
+  case tag::Num: return makeTerm(tag::NumN, payloadOf(t));
+  case tag::NumN: return makeTerm(tag::Num, payloadOf(t));
+  default: return 0;
+  }
+}
 
 /// A readable name for a tag, for messages.
 inline const char *tagName(uint8_t t) {
@@ -104,6 +135,7 @@ inline const char *tagName(uint8_t t) {
   case tag::Nul: return "an eraser (positive)";
   case tag::Era: return "an eraser";
   case tag::Num: return "a number";
+  case tag::NumN: return "a number (negative)";
   case tag::Ref: return "a reference";
   case tag::Lam: return "a lambda (LAM)";
   case tag::Tup: return "a pair (TUP)";
@@ -113,6 +145,7 @@ inline const char *tagName(uint8_t t) {
   case tag::Dup: return "a duplication (DUP)";
   case tag::Opr: return "an operator (OPR)";
   case tag::Swi: return "a switch (SWI)";
+  case tag::Join: return "a value put off (JOIN)";
   default: return isNodeTag(t) ? (isPositiveTag(t) ? "a positive node" : "a negative node") : "an unknown term";
   }
 }

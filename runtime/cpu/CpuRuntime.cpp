@@ -618,11 +618,10 @@ RunResult runCpu(const Book &book, const RunOptions &options) {
   case RunStatus::Fault: {
     uint16_t tags = shared.faultTags.load();
     std::string what = std::string(tagName(uint8_t(tags >> 8))) + " met " + tagName(uint8_t(tags & 0xFF));
-    result.message = Fault(shared.fault.load()) == Fault::PolarityClash
-                         ? "invalid net: " + what +
-                               ": their ports have clashing polarities (for example a pair applied "
-                               "as a function)"
-                         : "invalid net: a redex joined two terms of the same polarity (" + what + ")";
+    result.message = Fault(shared.fault.load()) == Fault::NoMemory
+                         ? "out of memory where " + what + "; raise the limit with --mem"
+                         : "internal error: a redex joined two terms of the same polarity (" + what +
+                               "); please report this with the program";
     break;
   }
   case RunStatus::Interrupted:

@@ -473,6 +473,10 @@ public:
   void push(Term neg, Term pos) { pushed.push_back(Redex{neg, pos}); }
   bool deferCall(Term, Term) { return false; }
   void count(Rule rule) { ++counts[unsigned(rule)]; }
+  void fault(Fault f, Term, Term) {
+    unsigned code = unsigned(f);
+    copyOut(&r.v.st->fault, &code, sizeof code);
+  }
 
   /// Makes sure `n` nodes can be allocated: the host's free list and chunk,
   /// then a new chunk from the device's bump allocator.
@@ -772,10 +776,10 @@ RunResult Runner::run(bool required) {
   if (interrupted)
     return fail(RunStatus::Interrupted, "interrupted");
   if (hs.fault != 0)
-    return fail(RunStatus::Fault, Fault(hs.fault) == Fault::PolarityClash
-                                      ? "invalid net: two nodes of the same kind met with clashing polarities "
-                                        "(for example a tuple applied as a function)"
-                                      : "invalid net: a redex joined two terms of the same polarity");
+    return fail(RunStatus::Fault, Fault(hs.fault) == Fault::NoMemory
+                                      ? "out of memory while joining two values; raise the limit with --mem"
+                                      : "internal error: a redex joined two terms of the same polarity; "
+                                        "please report this with the program");
   if (hs.overflow != 0 || !internal.empty())
     return fail(RunStatus::DeviceError,
                 "internal error in the CUDA runtime (" +

@@ -207,10 +207,51 @@ TEST_CASE("running out of memory is reported, not a crash") {
   CHECK(many.run.status == rt::RunStatus::OutOfMemory);
 }
 
-TEST_CASE("nodes of one kind with clashing polarities are a runtime error") {
-  auto o = runText("@main = r & @t ~ (1 r)\n@t = (2 3)\n");
-  CHECK(o.run.status == rt::RunStatus::Fault);
-  CHECK(o.run.message.find("invalid net") == 0);
+TEST_CASE("nodes that meet with clashing polarities reduce as in HVM2") {
+  // Each net with the result and interaction count that HVM2 2.0.22 gives,
+  // on one thread and on four.
+  struct Case {
+    const char *net, *result;
+    uint64_t interactions;
+  };
+  const Case cases[] = {
+      // A pair applied: its first field meets the argument, two numbers.
+      {"@main = r & @t ~ (1 r)\n@t = (2 3)\n", "3", 4},
+      // A number applied: the number is copied into the application's ports.
+      {"@main = a & 5 ~ ((b b) a)\n", "5", 4},
+      // A λ and a superposition meet as values: they commute through cells.
+      {"@main = a & ((b b) 2) ~ ({(c c) 3} a)\n", "2", 7},
+      // A duplicated pair applied to its copy: values wait in variables.
+      {"@main = a & (1 2) ~ {(b a) b}\n", "2", 8},
+      // A λ taken apart as a pair; its parts joined to each other.
+      {"@main = a & (b b) ~ ((c a) c)\n", "x0", 2},
+      // An operator pushed into a λ: a number meets the operator's twin.
+      {"@main = a & [+0x0000001] ~ $(((2 b) b) a)\n", "((3 x0) x0)", 10},
+      // A switch whose branches are a pair meeting a pair.
+      {"@main = a & 3 ~ ?((b c) a) & (1 2) ~ (b c)\n", "2", 7},
+      // A pair of numbers where an operator waits for one number.
+      {"@main = a & (x (y z)) ~ $(1 a) & (10 (20 30)) ~ (x (y z))\n", "(0 (0 0))", 13},
+      // A reference meeting a pair in a clash is expanded first.
+      {"@main = r & @u ~ ((1 2) r)\n@u = *\n", "*", 6},
+      {"@main = r & (@f 7) ~ ((x x) r)\n@f = (a (b a))\n", "7", 4},
+      // Pairs nested deeper than one clash follows at once (MaxClashDepth).
+      {"@main = r & @t ~ (((((((((((((5 0) 1) 2) 3) 4) 5) 6) 7) 8) 9) 10) 11) r)\n"
+       "@t = (((((((((((((6 100) 101) 102) 103) 104) 105) 106) 107) 108) 109) 110) 111) 3)\n",
+       "3", 28},
+      // References meeting λs at every level.
+      {"@main = r & @t ~ (((((((((((x @n) @n) @n) @n) @n) @n) @n) @n) @n) @n) (x r))\n"
+       "@t = (((((((((((@n (y0 y0)) (y1 y1)) (y2 y2)) (y3 y3)) (y4 y4)) (y5 y5)) (y6 y6)) (y7 y7)) "
+       "(y8 y8)) (y9 y9)) 3)\n@n = (a a)\n",
+       "3", 35},
+  };
+  for (const Case &k : cases)
+    for (unsigned threads : {1u, 4u}) {
+      CAPTURE(k.net);
+      CAPTURE(threads);
+      auto o = runText(k.net, threads);
+      CHECK_RESULT(o, k.result);
+      CHECK(o.run.stats.interactions == k.interactions);
+    }
 }
 
 namespace {
