@@ -149,6 +149,11 @@ Expr *ParseContext::app(SourceRange r, Expr *head, Seq<Expr *> args) {
   // `(* a b)` is a multiplication: `*` is both the eraser and an operator.
   if (llvm::isa<EraExpr>(head) && args.size == 2)
     return make<OpExpr>(r, core::Op::Mul, args[0], args[1]);
+  // As in Bend, `*` right after `(` is the operator, which takes two operands.
+  if (llvm::isa<EraExpr>(head))
+    diags.report(DiagKind::SyntaxError, head->range.begin,
+                 "'*' right after '(' multiplies and takes two operands, as in '(* a b)'");
+
   return make<AppExpr>(r, head, list(args));
 }
 
