@@ -145,15 +145,15 @@ FunDecl *ParseContext::localDef(Seq<std::pair<SourceRange, Rule>> rules) {
   return def;
 }
 
-Expr *ParseContext::app(SourceRange r, Expr *head, Seq<Expr *> args) {
-  // `(* a b)` is a multiplication: `*` is both the eraser and an operator.
-  if (llvm::isa<EraExpr>(head) && args.size == 2)
-    return make<OpExpr>(r, core::Op::Mul, args[0], args[1]);
-  // As in Bend, `*` right after `(` is the operator, which takes two operands.
-  if (llvm::isa<EraExpr>(head))
+Expr *ParseContext::app(SourceRange r, Expr *head, SourceRange headAt, Seq<Expr *> args) {
+  // `*` right after `(` is the operator, as in Bend: `(* a b)` multiplies,
+  // and takes two operands. A parenthesized `(*)` is the eraser.
+  if (llvm::isa<EraExpr>(head) && head->range.begin == headAt.begin) {
+    if (args.size == 2)
+      return make<OpExpr>(r, core::Op::Mul, args[0], args[1]);
     diags.report(DiagKind::SyntaxError, head->range.begin,
                  "'*' right after '(' multiplies and takes two operands, as in '(* a b)'");
-
+  }
   return make<AppExpr>(r, head, list(args));
 }
 

@@ -80,7 +80,9 @@ struct ParseContext {
   /// Closes the function whose rules are still being collected.
   void flush();
 
-  ast::Expr *app(SourceRange r, ast::Expr *head, Seq<ast::Expr *> args);
+  /// `(head args...)`; `headAt` is where the head is written, so that a
+  /// parenthesized `(*)` stays the eraser.
+  ast::Expr *app(SourceRange r, ast::Expr *head, SourceRange headAt, Seq<ast::Expr *> args);
   ast::Expr *callRef(SourceRange r, llvm::StringRef name, llvm::ArrayRef<ast::Expr *> args);
 
 private:
