@@ -338,7 +338,8 @@ private:
   }
 
   /// A block as a λ chain over its params: safe when it returns one of the
-  /// chain's params or a reference, or its body is one safe term.
+  /// chain's params or a reference, or its body is one safe term. A param
+  /// the block erases is a `λ*` of the chain, not a binding.
   bool blockSafe(Block &b) {
     llvm::SmallVector<WireId, 4> params(b.params.begin(), b.params.end());
     Block *body = &b;
@@ -348,14 +349,18 @@ private:
       Inst *r = childProducer(*body, body->result);
       if (!r)
         return false;
+      size_t erasures = llvm::count_if(body->insts, [&](const Inst &i) {
+        return i.kind == InstKind::Erase && llvm::is_contained(params, i.ins[0]);
+      });
+      size_t insts = body->insts.size() - erasures;
       if (r->kind == InstKind::Ref)
         return true;
-      if (r->kind == InstKind::Lam && body->insts.size() == 1) {
+      if (r->kind == InstKind::Lam && insts == 1) {
         body = r->blocks[0].get();
         params.append(body->params.begin(), body->params.end());
         continue;
       }
-      if (body->insts.size() != countTerm(*body, *r))
+      if (insts != countTerm(*body, *r))
         return false; // bindings besides the result term
       return termSafe(*body, *r);
     }
