@@ -1865,7 +1865,7 @@ std::vector<std::string> warningTexts(const std::vector<ReadbackError> &errs) {
 } // namespace
 
 ReadbackResult readbackBend(llvm::StringRef normalForm, const net::Book &compiled,
-                            const core::Program &program) {
+                            const core::Program &program, bool linear) {
   ReadbackResult result;
   Terms terms;
   Expander expander(compiled, terms);
@@ -1879,7 +1879,7 @@ ReadbackResult readbackBend(llvm::StringRef normalForm, const net::Book &compile
     }
     computeClosed(*net);
     terms.nodes.reserve(net->nodes.size() + net->nodes.size() / 4 + 16);
-    Reader reader(*net, terms, expander, /*linear=*/false);
+    Reader reader(*net, terms, expander, linear);
     root = reader.readNet();
     result.warnings = warningTexts(reader.errors());
   }

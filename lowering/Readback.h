@@ -39,7 +39,9 @@ struct ReadbackResult {
 ///
 /// Nothing here recurses on the C++ stack with the size of the term: a
 /// million-element list reads back and prints.
+/// `linear` (Bend's -l): duplications are not read through but shown as
+/// `let {a b} = x;` and superpositions as `{a b}`.
 ReadbackResult readbackBend(llvm::StringRef normalForm, const net::Book &compiled,
-                            const core::Program &program);
+                            const core::Program &program, bool linear = false);
 
 } // namespace bendc::lowering

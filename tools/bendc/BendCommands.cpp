@@ -125,8 +125,7 @@ BendCommandLine translateBendCommandLine(llvm::ArrayRef<const char *> args) {
           out.error = "Bend's -p (the result printed over several lines) is not available in "
                       "bendc; leave it out to get the result on one line";
         else if (c == 'l')
-          out.error = "Bend's -l (linear readback, with explicit duplications) is not available "
-                      "in bendc; leave it out to get the result as Bend prints it by default";
+          translated.push_back("--linear");
       }
       if (!out.error.empty())
         return out;

@@ -62,6 +62,11 @@ cl::opt<bool> runFlag("run", cl::desc("Reduce the program and print its result")
 // Handled before the command line is parsed: the server takes no input file.
 cl::opt<bool> lspFlag("lsp", cl::desc("Serve the Language Server Protocol on stdin and stdout (for editors)"),
                       cl::cat(category));
+cl::opt<bool> linearFlag("linear",
+                         cl::desc("Show the result's duplications as 'let {a b} = x;' instead of reading "
+                                  "through them (also -l)"),
+                         cl::cat(category));
+cl::alias linearShort("l", cl::aliasopt(linearFlag), cl::desc("Alias for --linear"), cl::cat(category));
 cl::opt<bool> checkFlag("check", cl::desc("Check the program and report diagnostics only"),
                         cl::cat(category));
 cl::opt<std::string> emitStage("emit",
@@ -409,7 +414,7 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
     return ExitInputError;
   }
   return runBook(*compiled.book, [&](const std::string &normalForm) {
-    lowering::ReadbackResult shown = lowering::readbackBend(normalForm, compiled.net, program);
+    lowering::ReadbackResult shown = lowering::readbackBend(normalForm, compiled.net, program, linearFlag);
     if (!shown.warnings.empty()) {
       // As `bend run` reports them, on stderr before the result.
       outs().flush();
