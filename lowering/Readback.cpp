@@ -1494,11 +1494,15 @@ void appendNumber(std::string &out, core::NumKind kind, uint32_t value) {
   }
 }
 
-std::string print(const Terms &terms, TermId root) {
+/// Bend's Display, or with `pretty` its display_pretty: a `let` ends its
+/// line, a `switch` puts each arm on a line of its own, list elements are
+/// separated by spaces.
+std::string print(const Terms &terms, TermId root, bool pretty) {
   struct Item {
-    enum Kind : uint8_t { Term, AppHead, Text } kind;
+    enum Kind : uint8_t { Term, AppHead, Text, Indent } kind;
     TermId t;
     const char *text;
+    unsigned tab = 0; // pretty: the indentation of the term's lines
   };
   std::string out;
   auto pattern = [&](Pat p, NameId n) {
@@ -1510,9 +1514,14 @@ std::string print(const Terms &terms, TermId root) {
       out += '$';
     terms.names.append(out, n);
   };
-  std::vector<Item> stack{{Item::Term, root, nullptr}};
-  auto term = [&](TermId t) { stack.push_back({Item::Term, t, nullptr}); };
+  std::vector<Item> stack{{Item::Term, root, nullptr, 0}};
+  unsigned tab = 0;
+  auto term = [&](TermId t, unsigned extra = 0) { stack.push_back({Item::Term, t, nullptr, tab + extra}); };
   auto text = [&](const char *s) { stack.push_back({Item::Text, NoTerm, s}); };
+  auto newline = [&](unsigned extra) { // pretty: a line break, then the indentation
+    stack.push_back({Item::Indent, NoTerm, nullptr, tab + extra});
+    text("\n");
+  };
   while (!stack.empty()) {
     Item it = stack.back();
     stack.pop_back();
@@ -1520,12 +1529,17 @@ std::string print(const Terms &terms, TermId root) {
       out += it.text;
       continue;
     }
+    if (it.kind == Item::Indent) {
+      out.append(it.tab, ' ');
+      continue;
+    }
+    tab = it.tab;
     const TermNode &n = terms[it.t];
     if (it.kind == Item::AppHead && n.kind == TK::App) {
       // `((f a) b)` prints as `(f a b)`.
       term(n.b);
       text(" ");
-      stack.push_back({Item::AppHead, n.a, nullptr});
+      stack.push_back({Item::AppHead, n.a, nullptr, tab});
       continue;
     }
     switch (n.kind) {
@@ -1536,7 +1550,7 @@ std::string print(const Terms &terms, TermId root) {
       break;
     case TK::Ref: terms.names.append(out, n.name1); break;
     case TK::Era: out += '*'; break;
-    case TK::Err: out += "<Invalid>"; break;
+    case TK::Err: out += pretty ? "<Error>" : "<Invalid>"; break; // as Bend's two displays
     case TK::Num: appendNumber(out, core::NumKind(n.sub), n.a); break;
     case TK::Str: appendStringLiteral(out, terms.strs[n.a]); break;
     case TK::Lam:
@@ -1550,7 +1564,7 @@ std::string print(const Terms &terms, TermId root) {
       text(")");
       term(n.b);
       text(" ");
-      stack.push_back({Item::AppHead, n.a, nullptr});
+      stack.push_back({Item::AppHead, n.a, nullptr, tab});
       break;
     case TK::Let: {
       bool dup = FanKind(n.sub) == FanKind::Dup;
@@ -1562,7 +1576,9 @@ std::string print(const Terms &terms, TermId root) {
       out += dup ? '}' : ')';
       out += " = ";
       term(n.b);
-      text("; ");
+      if (pretty)
+        newline(0);
+      text(pretty ? ";" : "; ");
       term(n.a);
       break;
     }
@@ -1582,7 +1598,7 @@ std::string print(const Terms &terms, TermId root) {
       for (size_t i = els.size(); i-- > 0;) {
         term(els[i]);
         if (i != 0)
-          text(", ");
+          text(pretty ? " " : ", ");
       }
       break;
     }
@@ -1599,6 +1615,21 @@ std::string print(const Terms &terms, TermId root) {
       out += "switch ";
       terms.names.append(out, n.name1);
       out += " = ";
+      if (pretty) {
+        stack.push_back({Item::Text, NoTerm, "}"});
+        stack.push_back({Item::Indent, NoTerm, nullptr, tab});
+        text(";\n");
+        term(n.c, 4);
+        text("_: ");
+        stack.push_back({Item::Indent, NoTerm, nullptr, tab + 2});
+        text(";\n");
+        term(n.b, 4);
+        text("0: ");
+        stack.push_back({Item::Indent, NoTerm, nullptr, tab + 2});
+        text(" {\n");
+        term(n.a);
+        break;
+      }
       text("; }");
       term(n.c);
       text("; _: ");
@@ -1617,8 +1648,9 @@ std::string print(const Terms &terms, TermId root) {
 
 /// Parses HVM2 net text (`tree (& [!] tree ~ tree)*`) straight into an INet,
 /// without recursion and without an intermediate tree: a result can hold
-/// millions of nodes. Nodes are numbered in text order, not in Bend's order;
-/// only a linear readback (never done on results) would notice.
+/// millions of nodes. Nodes are numbered in text order; a linear readback
+/// (-l) binds duplications in that order, which agrees with Bend's on every
+/// result tested.
 class NetTextParser {
 public:
   NetTextParser(llvm::StringRef text, std::vector<llvm::StringRef> &refNames)
@@ -1865,7 +1897,7 @@ std::vector<std::string> warningTexts(const std::vector<ReadbackError> &errs) {
 } // namespace
 
 ReadbackResult readbackBend(llvm::StringRef normalForm, const net::Book &compiled,
-                            const core::Program &program, bool linear) {
+                            const core::Program &program, ReadbackOptions options) {
   ReadbackResult result;
   Terms terms;
   Expander expander(compiled, terms);
@@ -1879,7 +1911,7 @@ ReadbackResult readbackBend(llvm::StringRef normalForm, const net::Book &compile
     }
     computeClosed(*net);
     terms.nodes.reserve(net->nodes.size() + net->nodes.size() / 4 + 16);
-    Reader reader(*net, terms, expander, linear);
+    Reader reader(*net, terms, expander, options.linear);
     root = reader.readNet();
     result.warnings = warningTexts(reader.errors());
   }
@@ -1887,7 +1919,7 @@ ReadbackResult readbackBend(llvm::StringRef normalForm, const net::Book &compile
   Resugar resugar(terms, program.encoding);
   resugar.strings(root);
   resugar.lists(root);
-  result.text = print(terms, root);
+  result.text = print(terms, root, options.pretty);
   return result;
 }
 

@@ -39,9 +39,16 @@ struct ReadbackResult {
 ///
 /// Nothing here recurses on the C++ stack with the size of the term: a
 /// million-element list reads back and prints.
-/// `linear` (Bend's -l): duplications are not read through but shown as
-/// `let {a b} = x;` and superpositions as `{a b}`.
+struct ReadbackOptions {
+  /// Bend's -l: duplications are not read through but shown as
+  /// `let {a b} = x;`, and superpositions as `{a b}`.
+  bool linear = false;
+  /// Bend's -p: a `let` ends its line, a `switch` puts each arm on a line of
+  /// its own (indented), list elements are separated by spaces.
+  bool pretty = false;
+};
+
 ReadbackResult readbackBend(llvm::StringRef normalForm, const net::Book &compiled,
-                            const core::Program &program, bool linear = false);
+                            const core::Program &program, ReadbackOptions options = {});
 
 } // namespace bendc::lowering

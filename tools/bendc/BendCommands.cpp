@@ -121,9 +121,11 @@ BendCommandLine translateBendCommandLine(llvm::ArrayRef<const char *> args) {
       for (char c : arg.drop_front()) {
         if (c == 's')
           translated.push_back("--stats");
+        else if (c == 'p' && command == "desugar")
+          out.error = "Bend's 'desugar -p' (the desugared book over several lines) is not "
+                      "available in bendc; leave -p out to get it one definition a line";
         else if (c == 'p')
-          out.error = "Bend's -p (the result printed over several lines) is not available in "
-                      "bendc; leave it out to get the result on one line";
+          translated.push_back("--pretty");
         else if (c == 'l')
           translated.push_back("--linear");
       }

@@ -66,6 +66,11 @@ cl::opt<bool> linearFlag("linear",
                          cl::desc("Show the result's duplications as 'let {a b} = x;' instead of reading "
                                   "through them (also -l)"),
                          cl::cat(category));
+cl::opt<bool> prettyFlag("pretty",
+                         cl::desc("Print the result over several lines: a line per 'let', per "
+                                  "switch arm (also -p)"),
+                         cl::cat(category));
+cl::alias prettyShort("p", cl::aliasopt(prettyFlag), cl::desc("Alias for --pretty"), cl::cat(category));
 cl::alias linearShort("l", cl::aliasopt(linearFlag), cl::desc("Alias for --linear"), cl::cat(category));
 cl::opt<bool> checkFlag("check", cl::desc("Check the program and report diagnostics only"),
                         cl::cat(category));
@@ -185,7 +190,7 @@ int runBook(const rt::Book &book,
     return rt::exitCodeFor(r.status);
   }
   std::string shown = show(r.result); // may print warnings first
-  outs() << "Result: " << shown << "\n";
+  outs() << (prettyFlag ? "Result:\n" : "Result: ") << shown << "\n"; // as Bend prints each
   if (*statsFlag)
     printStats(r.stats);
   return ExitOk;
@@ -414,7 +419,7 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
     return ExitInputError;
   }
   return runBook(*compiled.book, [&](const std::string &normalForm) {
-    lowering::ReadbackResult shown = lowering::readbackBend(normalForm, compiled.net, program, linearFlag);
+    lowering::ReadbackResult shown = lowering::readbackBend(normalForm, compiled.net, program, {linearFlag, prettyFlag});
     if (!shown.warnings.empty()) {
       // As `bend run` reports them, on stderr before the result.
       outs().flush();
