@@ -573,8 +573,9 @@ private:
                        // SupPaired: the DUP slot it answers
     uint32_t aux2 = 0; // Swi: the node holding both arms
     TermId t0 = NoTerm, t1 = NoTerm;
+    uint64_t state = 0; // non-linear: the DUP path when the read began (dupState)
   };
-  static_assert(sizeof(Frame) == 24, "one frame per level of a deep term");
+  static_assert(sizeof(Frame) == 32, "one frame per level of a deep term");
   /// The arguments of a numeric operation, gathered in order as Bend does.
   struct OprState {
     Port ports[3];
@@ -641,17 +642,41 @@ private:
   llvm::DenseMap<uint32_t, NameId> refNames;
   std::vector<ReadbackError> errs;
   std::vector<uint8_t> dupPath;         // non-linear: the DUP slots we came through
-  std::vector<uint8_t> visits;          // non-linear: reads of each port on the current path
+  std::vector<uint64_t> dupHashes{0};   // non-linear: a hash of each prefix of dupPath
+  std::vector<uint32_t> visits;         // non-linear: reads of each port on the current path
+  uint64_t reads = 0;                   // non-linear: ports read so far
   std::vector<OprState> oprStates;      // one per Opr frame on the stack
   std::set<uint32_t> scope;             // linear: DUP nodes to bind, by node index
   llvm::DenseSet<uint32_t> seenFans;    // linear
   llvm::DenseSet<Port> seen;            // linear
-  // A port read again inside its own reading means the net loops back on
-  // itself: Bend's non-linear readback then never ends, or takes time
-  // exponential in the number of turns. A second nested read is let through
-  // (a superposition may pick another side the second time); a third gives a
-  // cyclic term.
-  static constexpr uint8_t MaxVisits = 2;
+  // A port read again inside its own reading, with the same DUP path, means
+  // the read never ends (it is a function of the two): Bend's non-linear
+  // readback loops forever there; here it gives a cyclic term. Read again
+  // with another path, it may end (a Church numeral's duplications are read
+  // through once per application), so it goes on, within a budget of reads
+  // for nets whose reading grows without end or beyond any printable size.
+  static constexpr uint64_t MaxReads = uint64_t(1) << 26;
+
+  uint64_t dupState() const { return dupHashes.back() ^ (uint64_t(dupPath.size()) << 56); }
+  void pushDup(uint8_t slot) {
+    dupPath.push_back(slot);
+    uint64_t h = (dupHashes.back() ^ (slot + 1)) * 0x9E3779B97F4A7C15ull;
+    dupHashes.push_back(h ^ (h >> 29));
+  }
+  uint8_t popDup() {
+    uint8_t slot = dupPath.back();
+    dupPath.pop_back();
+    dupHashes.pop_back();
+    return slot;
+  }
+  /// Whether port `p` is being read, further up the path, with this DUP path.
+  bool readingWithSamePath(Port p, const std::vector<Frame> &stack) const {
+    uint64_t state = dupState();
+    for (auto it = stack.rbegin(); it != stack.rend(); ++it)
+      if (portOf(it->node, it->slot) == p && it->state == state)
+        return true;
+    return false;
+  }
 };
 
 /// Expands references to generated, non-recursive definitions (Bend's
@@ -815,13 +840,14 @@ bool Reader::begin(Port p, std::vector<Frame> &stack, TermId &out) {
       return true;
     }
   } else {
-    if (visits[p] >= MaxVisits) {
+    if ((visits[p] != 0 && readingWithSamePath(p, stack)) || ++reads > MaxReads) {
       error(ReadbackError::Cyclic);
       out = terms.named(TK::Var, terms.names.intern("..."));
       return true;
     }
     ++visits[p];
   }
+  uint64_t entry = linear ? 0 : dupState(); // before this read changes the path
   auto now = [&](TermId t) {
     out = t;
     if (!linear)
@@ -834,6 +860,7 @@ bool Reader::begin(Port p, std::vector<Frame> &stack, TermId &out) {
     f.kind = kind;
     f.slot = uint8_t(slot);
     f.node = x;
+    f.state = entry;
     stack.push_back(f);
     return false;
   };
@@ -860,8 +887,7 @@ bool Reader::begin(Port p, std::vector<Frame> &stack, TermId &out) {
   case NodeKind::Dup:
     if (slot == 0) {
       if (!linear && !dupPath.empty()) {
-        uint8_t from = dupPath.back();
-        dupPath.pop_back();
+        uint8_t from = popDup();
         push(FK::SupPaired);
         stack.back().aux = from;
         return false;
@@ -869,7 +895,7 @@ bool Reader::begin(Port p, std::vector<Frame> &stack, TermId &out) {
       return push(FK::Decay);
     }
     if (!linear) {
-      dupPath.push_back(uint8_t(slot));
+      pushDup(uint8_t(slot));
       return push(FK::DupAux);
     }
     if (seenFans.insert(x).second)
@@ -924,12 +950,12 @@ Reader::Action Reader::step(std::vector<Frame> &stack, TermId in) {
   case FK::DupAux:
     if (f.step++ == 0)
       return readAt(net.enter(portOf(x, 0)));
-    dupPath.pop_back();
+    popDup();
     return finish(stack, in);
   case FK::SupPaired:
     if (f.step++ == 0)
       return readAt(net.enter(portOf(x, f.aux)));
-    dupPath.push_back(uint8_t(f.aux));
+    pushDup(uint8_t(f.aux));
     return finish(stack, in);
   case FK::Decay:
     switch (f.step++) {
