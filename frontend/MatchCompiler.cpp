@@ -186,18 +186,26 @@ namespace {
 
 /// Bend's shortcut for a number pattern's variable in the default case, where
 /// `n` stands for `pred + k`: in the rule's body, `n - k` is `pred` itself
-/// (not the sum, then the difference). Occurrences under a binder of the
-/// same name are not `n`. Returns how many uses of `n` are left.
+/// (not the sum, then the difference). Bend rewrites it by name, before
+/// scoping: under a binder of the same name too, where a plain `n` is the
+/// inner variable. Returns how many uses of the outer `n` are left.
 unsigned usePredecessor(Term *&body, StringRef name, uint32_t k, StringRef pred,
                         core::Program &prog) {
   unsigned left = 0;
-  llvm::SmallVector<Term **, 32> work{&body};
+  // Each place to visit, and whether `name` is rebound there: Bend rewrites
+  // `n - k` by name, under binders of the same name too, while a plain `n`
+  // there is the inner variable.
+  llvm::SmallVector<std::pair<Term **, bool>, 32> work{{&body, false}};
   while (!work.empty()) {
-    Term **slot = work.pop_back_val();
+    auto [slot, shadowed] = work.pop_back_val();
     Term *t = *slot;
+    auto visit = [&](std::initializer_list<Term **> places, bool rebinds = false) {
+      for (Term **p : places)
+        work.push_back({p, shadowed || rebinds});
+    };
     switch (t->kind) {
     case TermKind::Var:
-      left += llvm::cast<core::VarTerm>(t)->name() == name;
+      left += !shadowed && llvm::cast<core::VarTerm>(t)->name() == name;
       break;
     case TermKind::Link:
     case TermKind::Era:
@@ -205,34 +213,31 @@ unsigned usePredecessor(Term *&body, StringRef name, uint32_t k, StringRef pred,
     case TermKind::Ref: break;
     case TermKind::Lam: {
       auto *lam = llvm::cast<core::LamTerm>(t);
-      if (lam->unscoped || lam->var != name)
-        work.push_back(&lam->body);
+      visit({&lam->body}, !lam->unscoped && lam->var == name);
       break;
     }
     case TermKind::App: {
       auto *app = llvm::cast<core::AppTerm>(t);
-      work.append({&app->fun, &app->arg});
+      visit({&app->fun, &app->arg});
       break;
     }
     case TermKind::Let: {
       auto *let = llvm::cast<core::LetTerm>(t);
-      work.push_back(&let->value);
-      if (let->unscoped || let->var != name)
-        work.push_back(&let->body);
+      visit({&let->value});
+      visit({&let->body}, !let->unscoped && let->var == name);
       break;
     }
     case TermKind::LetTup:
     case TermKind::Dup: {
       auto *let = llvm::cast<core::LetPairTerm>(t);
-      work.push_back(&let->value);
-      if (let->first != name && let->second != name)
-        work.push_back(&let->body);
+      visit({&let->value});
+      visit({&let->body}, let->first == name || let->second == name);
       break;
     }
     case TermKind::Sup:
     case TermKind::Tup: {
       auto *pair = llvm::cast<core::PairTerm>(t);
-      work.append({&pair->first, &pair->second});
+      visit({&pair->first, &pair->second});
       break;
     }
     case TermKind::Opr: {
@@ -244,12 +249,12 @@ unsigned usePredecessor(Term *&body, StringRef name, uint32_t k, StringRef pred,
         *slot = prog.make<core::VarTerm>(t->loc, pred);
         break;
       }
-      work.append({&opr->lhs, &opr->rhs});
+      visit({&opr->lhs, &opr->rhs});
       break;
     }
     case TermKind::Swi: {
       auto *swi = llvm::cast<core::SwiTerm>(t);
-      work.append({&swi->arg, &swi->zero, &swi->succ});
+      visit({&swi->arg, &swi->zero, &swi->succ});
       break;
     }
     }
