@@ -653,8 +653,11 @@ private:
   // the read never ends (it is a function of the two): Bend's non-linear
   // readback loops forever there; here it gives a cyclic term. Read again
   // with another path, it may end (a Church numeral's duplications are read
-  // through once per application), so it goes on, within a budget of reads
-  // for nets whose reading grows without end or beyond any printable size.
+  // through once per application), so it goes on, within bounds for nets
+  // whose reading grows without end: a DUP path (a loop through a
+  // duplication that never meets its superposition makes it grow each
+  // turn), and a budget of reads (beyond any printable size).
+  static constexpr size_t MaxDupPath = size_t(1) << 12;
   static constexpr uint64_t MaxReads = uint64_t(1) << 26;
 
   uint64_t dupState() const { return dupHashes.back() ^ (uint64_t(dupPath.size()) << 56); }
@@ -669,13 +672,12 @@ private:
     dupHashes.pop_back();
     return slot;
   }
-  /// Whether port `p` is being read, further up the path, with this DUP path.
-  bool readingWithSamePath(Port p, const std::vector<Frame> &stack) const {
-    uint64_t state = dupState();
-    for (auto it = stack.rbegin(); it != stack.rend(); ++it)
-      if (portOf(it->node, it->slot) == p && it->state == state)
-        return true;
-    return false;
+  /// The reads under way (port and DUP path, hashed), to find one begun
+  /// again inside itself.
+  llvm::DenseSet<uint64_t> active;
+  static uint64_t readKey(Port p, uint64_t state) {
+    uint64_t h = (state ^ uint64_t(p)) * 0xBF58476D1CE4E5B9ull;
+    return (h ^ (h >> 31)) & ~uint64_t(3); // clear of DenseSet's two reserved keys
   }
 };
 
@@ -840,7 +842,8 @@ bool Reader::begin(Port p, std::vector<Frame> &stack, TermId &out) {
       return true;
     }
   } else {
-    if ((visits[p] != 0 && readingWithSamePath(p, stack)) || ++reads > MaxReads) {
+    if ((visits[p] != 0 && (dupPath.size() > MaxDupPath || active.count(readKey(p, dupState())))) ||
+        ++reads > MaxReads) {
       error(ReadbackError::Cyclic);
       out = terms.named(TK::Var, terms.names.intern("..."));
       return true;
@@ -861,6 +864,8 @@ bool Reader::begin(Port p, std::vector<Frame> &stack, TermId &out) {
     f.slot = uint8_t(slot);
     f.node = x;
     f.state = entry;
+    if (!linear)
+      active.insert(readKey(p, entry));
     stack.push_back(f);
     return false;
   };
@@ -922,9 +927,12 @@ bool Reader::begin(Port p, std::vector<Frame> &stack, TermId &out) {
 
 Reader::Action Reader::finish(std::vector<Frame> &stack, TermId t) {
   Port origin = portOf(stack.back().node, stack.back().slot);
+  uint64_t state = stack.back().state;
   stack.pop_back();
-  if (!linear)
+  if (!linear) {
     --visits[origin];
+    active.erase(readKey(origin, state));
+  }
   return done(t);
 }
 
