@@ -79,7 +79,7 @@ template <class Ctx> BENDC_HD_CALL void joinValues(Ctx &c, Term a, Term b, unsig
 template <class Ctx> BENDC_HD_CALL void joinConsumers(Ctx &c, Term a, Term b, unsigned depth = 1);
 
 /// Joins a negative term (a node or an eraser, never SUB) with a positive term.
-template <class Ctx> BENDC_HD void link(Ctx &c, Term neg, Term pos) {
+template <class Ctx> BENDC_HD_HOT void link(Ctx &c, Term neg, Term pos) {
   while (tagOf(pos) == tag::Var) {
     Loc slot = payloadOf(pos);
     Term got = c.exchange(slot, neg);
@@ -87,7 +87,7 @@ template <class Ctx> BENDC_HD void link(Ctx &c, Term neg, Term pos) {
       return; // `neg` now sits where the variable was bound
     // The slot held the variable's value: it is dead; link the value instead.
     detail::killSlot(c, slot);
-    if (!isPositive(got) && !isPending(got))
+    if (BENDC_RARE(!isPositive(got) && !isPending(got)))
       return joinConsumers(c, neg, got); // a clash left a consumer there
     pos = unpend(got);
   }
@@ -103,11 +103,11 @@ template <class Ctx> BENDC_HD void link(Ctx &c, Term neg, Term pos) {
 /// Moves a positive term into a negative slot of a consumed node. Returns true
 /// when the slot died (it held a node, now linked with `pos`), false when it
 /// became a substitution entry.
-template <class Ctx> BENDC_HD bool move(Ctx &c, Loc slot, Term pos) {
+template <class Ctx> BENDC_HD_HOT bool move(Ctx &c, Loc slot, Term pos) {
   Term got = c.exchange(slot, pos);
   if (got == subTerm())
     return false;
-  if (isPending(got) || isPositive(got))
+  if (BENDC_RARE(isPending(got) || isPositive(got)))
     joinValues(c, unpend(got), pos); // a clash left a value there
   else
     link(c, got, pos);
@@ -673,36 +673,44 @@ template <class Ctx> BENDC_HD_CALL void joinConsumers(Ctx &c, Term a, Term b, un
   detail::joinNodes(c, a, b, depth);
 }
 
-template <class Ctx> BENDC_HD void interactAnni(Ctx &c, Term neg, Term pos) {
+namespace detail {
+
+/// interactAnni's rare cases, out of line: a join put off (see putOff)
+/// resumes at level 0; nodes whose first ports clash (a pair applied as a
+/// function, a λ taken apart as a pair) join those ports as HVM2 does
+/// (see joinValues), the second ones as usual.
+template <class Ctx> BENDC_HD_CALL void anniRare(Ctx &c, Term neg, Term pos) {
   uint8_t nt = tagOf(neg), pt = tagOf(pos);
   if (nt == tag::Join) {
-    // A join put off (see putOff) resumes at level 0.
     Loc j = nodeOf(neg);
     Term v = c.load(slotOf(j, 0));
     c.release(j);
     joinValues(c, v, pos, 0);
     return;
   }
-  if (auxPositive(nt, 0) == auxPositive(pt, 0)) {
-    // A pair applied as a function, a λ taken apart as a pair: the first
-    // ports clash (see joinValues), the second ones join as usual.
-    c.count(Rule::Anni);
-    Loc n = nodeOf(neg), p = nodeOf(pos);
-    unsigned deadN = 0, deadP = 0;
-    Loc sn = slotOf(n, 0), sp = slotOf(p, 0);
-    if (auxPositive(pt, 0)) {
-      deadN = deadP = 1;
-      joinValues(c, c.load(sn), c.load(sp), 0);
-    } else {
-      detail::joinPlaces(c, sn, sp, deadN, deadP);
-    }
-    Term v = c.load(slotOf(p, 1));
-    ++deadP;
-    deadN += move(c, slotOf(n, 1), v);
-    detail::finishNode(c, n, deadN);
-    detail::finishNode(c, p, deadP);
-    return;
+  c.count(Rule::Anni);
+  Loc n = nodeOf(neg), p = nodeOf(pos);
+  unsigned deadN = 0, deadP = 0;
+  Loc sn = slotOf(n, 0), sp = slotOf(p, 0);
+  if (auxPositive(pt, 0)) {
+    deadN = deadP = 1;
+    joinValues(c, c.load(sn), c.load(sp), 0);
+  } else {
+    joinPlaces(c, sn, sp, deadN, deadP);
   }
+  Term v = c.load(slotOf(p, 1));
+  ++deadP;
+  deadN += move(c, slotOf(n, 1), v);
+  finishNode(c, n, deadN);
+  finishNode(c, p, deadP);
+}
+
+} // namespace detail
+
+template <class Ctx> BENDC_HD void interactAnni(Ctx &c, Term neg, Term pos) {
+  uint8_t nt = tagOf(neg), pt = tagOf(pos);
+  if (BENDC_RARE(nt == tag::Join || auxPositive(nt, 0) == auxPositive(pt, 0)))
+    return detail::anniRare(c, neg, pos);
   c.count(Rule::Anni);
   Loc n = nodeOf(neg), p = nodeOf(pos);
   unsigned deadN = 0, deadP = 0;
@@ -756,34 +764,60 @@ template <class Ctx> BENDC_HD void interactComm(Ctx &c, Term neg, Term pos) {
   detail::finishNode(c, n, deadN);
 }
 
+namespace detail {
+
+/// The operator's positive twin +(-operand +result) (a copy of an operator
+/// placed where a value is consumed) meets a number's twin: as HVM2's OPR
+/// with all polarities flipped. Its operand is a place another wire writes,
+/// so when no number waits there a new node takes the number there.
+template <class Ctx> BENDC_HD_CALL void operTwin(Ctx &c, Term numN, Term twin) {
+  Loc n = nodeOf(twin);
+  Numb a = numOf(numN);
+  Term operand = c.load(slotOf(n, 0)), result = c.load(slotOf(n, 1));
+  if (tagOf(operand) == tag::NumN) {
+    c.release(n); // the number waiting there is read, the result slot too
+    link(c, numNTerm(num::operate(a, numOf(operand))), result);
+    return;
+  }
+  Loc m = c.alloc();
+  c.store(slotOf(m, 0), numN);
+  c.store(slotOf(m, 1), result);
+  finishNode(c, n, 1 + move(c, slotOf(n, 0), nodeTerm(tagOf(twin), m)));
+}
+
+/// The switch's positive twin +(-branches +result) meets a number's twin as
+/// HVM2's switch does: the branches receive a pair (result, *) for zero, and
+/// (*, λ(predecessor result)) otherwise.
+template <class Ctx> BENDC_HD_CALL void switTwin(Ctx &c, Term numN, Term twin) {
+  Loc n = nodeOf(twin);
+  uint32_t v = num::u24Of(numOf(numN));
+  Term result = c.load(slotOf(n, 1));
+  Loc pair = c.alloc();
+  if (v == 0) {
+    c.store(slotOf(pair, 0), result);
+    c.store(slotOf(pair, 1), nulTerm());
+  } else {
+    Loc lam = c.alloc();
+    c.store(slotOf(lam, 0), numNTerm(num::makeU24(v - 1)));
+    c.store(slotOf(lam, 1), result);
+    c.store(slotOf(pair, 0), nulTerm());
+    c.store(slotOf(pair, 1), nodeTerm(tag::Lam, lam));
+  }
+  finishNode(c, n, 1 + move(c, slotOf(n, 0), nodeTerm(tag::Tup, pair)));
+}
+
+} // namespace detail
+
 /// A number meets an operator node -(+operand -result). If the operand is
 /// already a number the operation happens now; otherwise the operator waits
 /// for it: the same node, now holding this number, is linked with the operand.
 /// Reusing the node keeps its result slot where the result's wire points, so a
 /// loop does not grow a chain of forwarding variables.
-///
-/// The operator's positive twin +(-operand +result) (a copy of an operator
-/// placed where a value is consumed) meets a number's twin the same way, all
-/// polarities flipped; its operand is a place another wire writes, so when it
-/// holds no number yet a new node takes the number there, as in HVM2.
+/// (The operator's positive twin: detail::operTwin.)
 template <class Ctx> BENDC_HD void interactOper(Ctx &c, Term opr, Term num_) {
   c.count(Rule::Oper);
-  if (tagOf(opr) == tag::NumN) {
-    Term twin = num_;
-    Loc n = nodeOf(twin);
-    Numb a = numOf(opr);
-    Term operand = c.load(slotOf(n, 0)), result = c.load(slotOf(n, 1));
-    if (tagOf(operand) == tag::NumN) {
-      c.release(n); // the number waiting there is read, the result slot too
-      link(c, numNTerm(num::operate(a, numOf(operand))), result);
-      return;
-    }
-    Loc m = c.alloc();
-    c.store(slotOf(m, 0), opr);
-    c.store(slotOf(m, 1), result);
-    detail::finishNode(c, n, 1 + move(c, slotOf(n, 0), nodeTerm(tagOf(twin), m)));
-    return;
-  }
+  if (BENDC_RARE(tagOf(opr) == tag::NumN))
+    return detail::operTwin(c, opr, num_);
   Loc n = nodeOf(opr);
   Term operand = c.load(slotOf(n, 0));
   Numb a = numOf(num_);
@@ -801,30 +835,11 @@ template <class Ctx> BENDC_HD void interactOper(Ctx &c, Term opr, Term num_) {
 /// node that takes the pair apart (one more interaction); when the branches
 /// are already a pair that interaction happens here, counted the same way.
 /// The switch node itself becomes the application, keeping the result slot.
-///
-/// The switch's positive twin +(-branches +result) meets a number's twin as
-/// HVM2's switch does: the branches receive a pair (result, *) for zero, and
-/// (*, λ(predecessor result)) otherwise.
+/// (The switch's positive twin: detail::switTwin.)
 template <class Ctx> BENDC_HD void interactSwit(Ctx &c, Term swi, Term num_) {
   c.count(Rule::Swit);
-  if (tagOf(swi) == tag::NumN) {
-    Loc n = nodeOf(num_);
-    uint32_t v = num::u24Of(numOf(swi));
-    Term result = c.load(slotOf(n, 1));
-    Loc pair = c.alloc();
-    if (v == 0) {
-      c.store(slotOf(pair, 0), result);
-      c.store(slotOf(pair, 1), nulTerm());
-    } else {
-      Loc lam = c.alloc();
-      c.store(slotOf(lam, 0), numNTerm(num::makeU24(v - 1)));
-      c.store(slotOf(lam, 1), result);
-      c.store(slotOf(pair, 0), nulTerm());
-      c.store(slotOf(pair, 1), nodeTerm(tag::Lam, lam));
-    }
-    detail::finishNode(c, n, 1 + move(c, slotOf(n, 0), nodeTerm(tag::Tup, pair)));
-    return;
-  }
+  if (BENDC_RARE(tagOf(swi) == tag::NumN))
+    return detail::switTwin(c, swi, num_);
   Loc n = nodeOf(swi);
   Term branches = c.load(slotOf(n, 0));
   uint32_t v = num::u24Of(numOf(num_));

@@ -145,7 +145,13 @@ public:
   void clearDead(Loc node) { std::atomic_ref<uint8_t>(dead[node]).store(0, std::memory_order_relaxed); }
   Loc alloc() { return nodes.take(*this); }
   void release(Loc node) { nodes.give(*this, node); }
-  void push(Term neg, Term pos) { stack.push_back({neg, pos}); }
+  void push(Term neg, Term pos) {
+    // The common case inline: a store and a bump; growing is out of line.
+    if (BENDC_RARE(stack.size() == stack.capacity()))
+      growStack();
+    stack.push_back({neg, pos});
+  }
+  __attribute__((noinline)) void growStack() { stack.reserve(stack.capacity() * 2 + 4096); }
   bool deferCall(Term neg, Term pos) {
     if (!mayDefer)
       return false;
