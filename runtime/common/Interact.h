@@ -87,7 +87,7 @@ template <class Ctx> BENDC_HD_HOT void link(Ctx &c, Term neg, Term pos) {
       return; // `neg` now sits where the variable was bound
     // The slot held the variable's value: it is dead; link the value instead.
     detail::killSlot(c, slot);
-    if (BENDC_RARE(!isPositive(got) && !isPending(got)))
+    if (BENDC_RARE(!isValueOrPending(got)))
       return joinConsumers(c, neg, got); // a clash left a consumer there
     pos = unpend(got);
   }
@@ -107,7 +107,7 @@ template <class Ctx> BENDC_HD_HOT bool move(Ctx &c, Loc slot, Term pos) {
   Term got = c.exchange(slot, pos);
   if (got == subTerm())
     return false;
-  if (BENDC_RARE(isPending(got) || isPositive(got)))
+  if (BENDC_RARE(isValueOrPending(got)))
     joinValues(c, unpend(got), pos); // a clash left a value there
   else
     link(c, got, pos);
@@ -515,12 +515,10 @@ template <class Ctx> BENDC_HD void joinPlaces(Ctx &c, Loc sa, Loc sb, unsigned &
   if (a == subTerm())
     return; // whoever comes to `sa` is sent on to `sb`
   ++deadA;
-  if (Term leaf = flipLeaf(a); leaf && !isPositive(a))
-    deadB += move(c, sb, leaf); // an eraser or a number waited there
-  else if (isPending(a) || isPositive(a))
+  if (isValueOrPending(a))
     deadB += move(c, sb, unpend(a)); // a value waited there
   else
-    link(c, a, varTerm(sb)); // a consumer: it waits at `sb` now, or meets what is there
+    link(c, a, varTerm(sb)); // a consumer (a leaf too): it waits at `sb` now, or meets what is there
 }
 
 /// Two nodes of different kinds and one polarity: each is copied past the
@@ -570,7 +568,7 @@ template <class Ctx> BENDC_HD void commuteNodes(Ctx &c, Term a, Term b) {
 }
 
 /// Puts the join of value `a` with `b` (a value or a JOIN's variable) off: a
-/// JOIN node holds `a` and is linked with `b`.
+/// JOIN node holds `a` and is linked with `b`. takeJoin reads it back.
 template <class Ctx> BENDC_HD void putOff(Ctx &c, Term a, Term b) {
   if (!c.reserve(1))
     return c.fault(Fault::NoMemory, a, b);
@@ -578,6 +576,14 @@ template <class Ctx> BENDC_HD void putOff(Ctx &c, Term a, Term b) {
   c.store(slotOf(j, 0), a);
   c.store(slotOf(j, 1), eraTerm());
   link(c, nodeTerm(tag::Join, j), b);
+}
+
+/// The value a JOIN node held (see putOff); the node is freed.
+template <class Ctx> BENDC_HD Term takeJoin(Ctx &c, Term join) {
+  Loc j = nodeOf(join);
+  Term v = c.load(slotOf(j, 0));
+  c.release(j);
+  return v;
 }
 
 /// Two nodes of one kind and one polarity: their ports join pairwise.
@@ -628,7 +634,7 @@ template <class Ctx> BENDC_HD_CALL void joinValues(Ctx &c, Term a, Term b, unsig
       if (got == subTerm())
         return;
       detail::killSlot(c, slot);
-      if (!isPending(got) && !isPositive(got))
+      if (!isValueOrPending(got))
         return link(c, got, b); // a consumer waited there
       a = unpend(got);
       continue;
@@ -660,12 +666,8 @@ template <class Ctx> BENDC_HD_CALL void joinConsumers(Ctx &c, Term a, Term b, un
     a = b;
     b = t;
   }
-  if (tagOf(a) == tag::Join) {
-    Loc j = nodeOf(a);
-    Term v = c.load(slotOf(j, 0));
-    c.release(j);
-    return link(c, b, v);
-  }
+  if (tagOf(a) == tag::Join)
+    return link(c, b, detail::takeJoin(c, a));
   if (Term fa = flipLeaf(a))
     return link(c, b, fa);
   if (Term fb = flipLeaf(b))
@@ -681,13 +683,8 @@ namespace detail {
 /// (see joinValues), the second ones as usual.
 template <class Ctx> BENDC_HD_CALL void anniRare(Ctx &c, Term neg, Term pos) {
   uint8_t nt = tagOf(neg), pt = tagOf(pos);
-  if (nt == tag::Join) {
-    Loc j = nodeOf(neg);
-    Term v = c.load(slotOf(j, 0));
-    c.release(j);
-    joinValues(c, v, pos, 0);
-    return;
-  }
+  if (nt == tag::Join)
+    return joinValues(c, takeJoin(c, neg), pos, 0);
   c.count(Rule::Anni);
   Loc n = nodeOf(neg), p = nodeOf(pos);
   unsigned deadN = 0, deadP = 0;

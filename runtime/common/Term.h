@@ -113,6 +113,9 @@ BENDC_HD constexpr uint32_t refOf(Term t) { return uint32_t(payloadOf(t)); }
 BENDC_HD constexpr bool isPending(Term t) { return (t & tag::PendBit) != 0; }
 BENDC_HD constexpr Term pendingTerm(Term pos) { return pos | tag::PendBit; }
 BENDC_HD constexpr Term unpend(Term t) { return t & ~Term(tag::PendBit); }
+/// A value found where a negative term could be: a positive term, or one
+/// pending (what a clash leaves in a place).
+BENDC_HD constexpr bool isValueOrPending(Term t) { return isPending(t) || isPositive(t); }
 
 /// The twin of a leaf that has one (an eraser or a number) in the opposite
 /// polarity; 0 for every other term.
