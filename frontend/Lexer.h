@@ -44,6 +44,9 @@ public:
   /// Where the innermost bracket still open starts (`skip` more skips that
   /// many of the innermost ones), or null.
   const char *openBracket(unsigned skip = 0) const;
+  /// Just past the last character before `at` that is not white space (the
+  /// place to point at for something missing at the end of the file).
+  llvm::SMLoc endOfTextBefore(llvm::SMLoc at) const;
   /// Whether a syntax error at `at` follows a line off its imp block's
   /// column (Bend reads such a line as a new top-level item); if so, the
   /// indentation to report instead and where.

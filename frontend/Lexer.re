@@ -265,6 +265,15 @@ const char *Lexer::openBracket(unsigned skip) const {
   return skip < opens.size() ? opens[opens.size() - 1 - skip] : nullptr;
 }
 
+llvm::SMLoc Lexer::endOfTextBefore(llvm::SMLoc at) const {
+  const char *p = at.getPointer();
+  if (!p || p < bufStart || p > limit)
+    return at;
+  while (p > bufStart && (p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\r' || p[-1] == '\n'))
+    --p;
+  return llvm::SMLoc::getFromPointer(p);
+}
+
 void Lexer::resync(llvm::SMLoc errorAt) {
   resyncPending = true;
   pending.clear();

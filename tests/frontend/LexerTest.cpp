@@ -151,7 +151,7 @@ TEST_CASE("a digit of a larger radix right after a number makes it malformed") {
 
 TEST_CASE("a bracket left open is named where the parse stops") {
   auto eof = runOn("f x = x\nmain = (f 1\n", emitting(EmitStage::Core, false));
-  CHECK(eof->text().rfind("test.bend:3:1: error: expected ')' but found end of file [SyntaxError]", 0) ==
+  CHECK(eof->text().rfind("test.bend:2:12: error: expected ')' but found end of file [SyntaxError]", 0) ==
         0);
   CHECK(eof->text().find("test.bend:2:8: note: this '(' is left open") != std::string::npos);
   // The next definition's `=` is where Bend stops too.
