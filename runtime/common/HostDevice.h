@@ -12,6 +12,6 @@
 #else
 #define BENDC_HD inline
 #define BENDC_HD_HOT inline __attribute__((always_inline))
-#define BENDC_HD_CALL inline __attribute__((noinline))
+#define BENDC_HD_CALL __attribute__((noinline)) // templates only: no `inline` needed
 #endif
 #define BENDC_RARE(cond) __builtin_expect(!!(cond), 0)
