@@ -346,6 +346,8 @@ core::Term *Desugarer::capturedVar(StringRef v, Lift *crossed, SourceRange range
 
 core::Term *Desugarer::lookupCore(StringRef coreName, SourceRange range) {
   auto [found, crossed] = innermostBinding([&](const Binding &b) {
+    if (b.kind == BindKind::FoldRec)
+      return !b.recVar.empty() && b.recVar == coreName;
     return (b.kind == BindKind::Var || b.kind == BindKind::Alias) &&
            (b.target.empty() ? b.name : b.target) == coreName;
   });
@@ -372,6 +374,14 @@ core::Term *Desugarer::lookup(StringRef name, SourceRange range) {
     case BindKind::Fork:
       return selfRef(b.lift, range);
     case BindKind::FoldRec:
+      if (crossed) {
+        // Inside a definition lifted out of the arm (a fold, bend or local
+        // function there), the folded field is a variable that the arm
+        // binds (see matchArms) and the lifted definition captures.
+        if (b.recVar.empty())
+          b.recVar = fresh(b.name);
+        return capturedVar(b.recVar, crossed, range);
+      }
       return app(selfRef(b.lift, range), var(b.target, at(range)), at(range));
     case BindKind::Global:
       if (!book.defs.count(b.target) && !book.ctrs.count(b.target)) {
@@ -1081,6 +1091,7 @@ core::Term *Desugarer::matchArms(StringRef bind, Term *scrutinee, const std::vec
         Binding b;
         b.name = name;
         b.kind = BindKind::FoldRec;
+        b.range = p.arm->range;
         b.target = coreName(name);
         b.lift = fold;
         scope.push_back(b);
@@ -1106,6 +1117,14 @@ core::Term *Desugarer::matchArms(StringRef bind, Term *scrutinee, const std::vec
       if (named)
         bindUse(p.arm->name, rebuilt(), p.arm->range);
       t = body(*p.arm);
+    }
+    // The folded fields that lifted definitions in the arm use: computed
+    // here, once, and passed to them.
+    for (size_t i = scope.size(); i-- > m;) {
+      const Binding &b = scope[i];
+      if (b.kind == BindKind::FoldRec && !b.recVar.empty())
+        t = prog.make<core::LetTerm>(loc, b.recVar, false,
+                                     app(selfRef(b.lift, b.range), var(b.target, loc), loc), t);
     }
     pop(m);
     for (auto it = fieldVars.rbegin(); it != fieldVars.rend(); ++it)

@@ -149,6 +149,8 @@ private:
     BindKind kind = BindKind::Var;
     llvm::StringRef target; // Alias: the Core variable; Global: the definition; FoldRec: raw field;
                             // Var: the Core variable when it is not `name` (renamed, see bindVar)
+    llvm::StringRef recVar; // FoldRec: the variable that holds the folded field where a
+                            // lifted definition inside the arm uses it (see lookup)
     core::Term *use = nullptr; // Use: the value, copied at each occurrence
     std::vector<llvm::StringRef> useFree; // Use: the Core variables free in the value
     Lift *lift = nullptr;
