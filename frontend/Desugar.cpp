@@ -9,6 +9,7 @@
 #include "llvm/Support/ConvertUTF.h"
 
 #include <functional>
+#include <map>
 #include <optional>
 
 namespace bendc::frontend {
@@ -183,7 +184,19 @@ core::Term *Desugarer::placeholder(StringRef name, SMLoc loc) {
 Desugarer::Lift *Desugarer::beginLift(StringRef kind) {
   lifts.push_back(std::make_unique<Lift>());
   Lift *lift = lifts.back().get();
-  lift->name = defName + "__" + kind.str() + std::to_string(liftCount++);
+  // A provisional name, unique in the definition (see nameLifts).
+  lift->name = defName + "__" + kind.str() + "%" + std::to_string(liftCount++);
+  lift->kind = kind.str();
+  lift->topName = defName;
+  // What Bend has lifted out already when it lifts this one: local
+  // definitions, and bends before folds.
+  for (size_t i = scope.size(); i-- > 0;) {
+    Lift *outer = scope[i].kind == BindKind::Boundary ? scope[i].lift : nullptr;
+    if (outer && (outer->kind.empty() || (outer->kind == "bend" && kind != "bend"))) {
+      lift->namingParent = outer;
+      break;
+    }
+  }
   Binding b;
   b.kind = BindKind::Boundary;
   b.lift = lift;
@@ -231,6 +244,7 @@ core::Term *Desugarer::endLift(Lift *lift, Term *body, SourceRange range) {
     new (p) core::AppTerm(p->loc, chain, var(prog.save(lift->captures.back()), p->loc));
   }
   lift->done = true;
+  lift->doneOrder = liftsDone++;
   llvm::StringRef name = prog.save(lift->name);
   TypingFacts::set(facts.defs, prog.defs.size(),
                    TypingFacts::Def{nullptr, file, checkedDef, true, {}, false});
@@ -869,6 +883,7 @@ core::Term *Desugarer::localDef(FunDecl *def, llvm::function_ref<Term *()> rest)
   // with the number of local definitions this top-level one had finished
   // (body and scope both) when it began, which tells apart equal names.
   lift->name = localParent + "__local_" + std::to_string(localDefsDone) + "_" + def->name.str();
+  lift->kind.clear();
   lift->sortCaptures = true;
   scope[m].lift = lift;
   std::string outer = std::move(localParent);
@@ -1736,6 +1751,8 @@ void Desugarer::emitDefinition(DefData &def) {
   }
   checkedDef = def.fun->checked();
   clones.clear();
+  size_t firstLift = lifts.size(), firstDef = prog.defs.size();
+  liftsDone = 0;
   llvm::StringRef name = prog.save(def.name);
   TypingFacts::Def known{def.fun->sig, file, checkedDef, false, def.fun->nameRange,
                          def.fun->annotated};
@@ -1747,7 +1764,57 @@ void Desugarer::emitDefinition(DefData &def) {
   TypingFacts::set(facts.defs, prog.defs.size(), known);
   def.coreIndex = uint32_t(prog.defs.size());
   prog.defs.push_back(core::Definition{name, body, at(def.fun->range), def.builtin});
+  nameLifts(firstLift, firstDef);
   noteReferences();
+}
+
+void Desugarer::nameLifts(size_t firstLift, size_t firstDef, llvm::ArrayRef<Term *> alsoIn) {
+  std::vector<Lift *> todo;
+  for (size_t i = firstLift; i < lifts.size(); ++i)
+    if (!lifts[i]->kind.empty())
+      todo.push_back(lifts[i].get());
+  if (todo.empty())
+    return;
+  llvm::sort(todo, [](Lift *a, Lift *b) { return a->doneOrder < b->doneOrder; });
+  // Numbers first (inner lifts finish first), then names, parents first.
+  std::map<std::pair<Lift *, std::string>, unsigned> counters;
+  llvm::DenseMap<Lift *, unsigned> number;
+  for (Lift *l : todo)
+    number[l] = counters[{l->namingParent, l->kind}]++;
+  llvm::DenseMap<Lift *, std::string> finalName;
+  std::function<const std::string &(Lift *)> nameOf = [&](Lift *l) -> const std::string & {
+    if (l->kind.empty())
+      return l->name;
+    auto it = finalName.find(l);
+    if (it != finalName.end())
+      return it->second;
+    std::string base = l->namingParent ? nameOf(l->namingParent) : l->topName;
+    return finalName[l] = base + "__" + l->kind + std::to_string(number[l]);
+  };
+  llvm::DenseMap<const char *, StringRef> renamed; // by the saved provisional name
+  for (Lift *l : todo) {
+    StringRef from = prog.save(l->name);
+    StringRef to = prog.save(nameOf(l));
+    renamed[from.data()] = to;
+    l->name = to.str();
+  }
+  auto renameIn = [&](const Term *root) {
+    core::forEachTerm(root, [&](const Term *t) {
+      if (t->kind != TermKind::Ref)
+        return;
+      auto *r = llvm::cast<core::RefTerm>(t);
+      if (auto it = renamed.find(r->name().data()); it != renamed.end())
+        new (const_cast<core::RefTerm *>(r)) core::RefTerm(r->loc, it->second);
+    });
+  };
+  for (size_t k = firstDef; k < prog.defs.size(); ++k) {
+    core::Definition &d = prog.defs[k];
+    if (auto it = renamed.find(d.name.data()); it != renamed.end())
+      d.name = it->second;
+    renameIn(d.body);
+  }
+  for (const Term *t : alsoIn)
+    renameIn(t);
 }
 
 void Desugarer::applyArguments(const DefData &entry, llvm::ArrayRef<Expr *> args) {
@@ -1757,6 +1824,8 @@ void Desugarer::applyArguments(const DefData &entry, llvm::ArrayRef<Expr *> args
   // Lifted out of an argument, a definition is named after it; the entry's
   // own lifts keep their names.
   liftCount = 0;
+  liftsDone = 0;
+  size_t firstLift = lifts.size(), firstDef = prog.defs.size();
   localDefsDone = 0;
   cloned = 0;
   scope.clear();
@@ -1776,6 +1845,7 @@ void Desugarer::applyArguments(const DefData &entry, llvm::ArrayRef<Expr *> args
   // One definition in Bend: an unscoped variable may be bound in one argument
   // and used in another.
   checkUnscoped();
+  nameLifts(firstLift, firstDef, terms);
   for (core::Definition &d : prog.defs) {
     if (d.name != entry.name)
       continue;

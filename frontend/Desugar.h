@@ -159,12 +159,24 @@ private:
     bool warnUnused = false;
   };
   struct Lift {
-    std::string name;
+    std::string name; // a local definition's is final; the others' are until nameLifts
+    std::string kind; // "fold", "bend", ...; empty for a local definition
+    Lift *namingParent = nullptr; // the definition Bend lifts it out of; null: the top-level one,
+    std::string topName;          // named this
+    unsigned doneOrder = 0;       // lifts finish inner ones first
     std::vector<std::string> captures;
     std::vector<core::Term *> selfRefs; // placeholders patched when the lift closes
     bool done = false;
     bool sortCaptures = false; // a local definition: its captures go in name order
   };
+  /// Names the lifts made since `firstLift` as Bend 0.2.38 does, in the
+  /// definitions made since `firstDef` and the references to them. Bend
+  /// lifts local definitions first, then every bend, then every fold, each
+  /// pass numbering per kind and per definition, inner terms first: a fold
+  /// in a bend's body is `f__bend0__fold0`, two nested folds are
+  /// `f__fold0` (the inner one) and `f__fold1`.
+  /// `alsoIn`: terms not yet in a definition that may refer to them.
+  void nameLifts(size_t firstLift, size_t firstDef, llvm::ArrayRef<core::Term *> alsoIn = {});
 
   /// Binds a source variable; returns the Core variable that stands for it,
   /// which its binder must use. That is `name` unless a `use` in scope refers
@@ -298,7 +310,8 @@ private:
   DiagnosticEngine &diags;
   FileScope *file = nullptr;
   std::string defName;
-  unsigned liftCount = 0;
+  unsigned liftCount = 0; // lifts begun in this definition (their provisional names)
+  unsigned liftsDone = 0; // and finished
   std::string localParent; // what local definitions are named after
   unsigned localDefsDone = 0; // local definitions of this top-level one finished so far
   unsigned freshCount = 0;
