@@ -114,7 +114,11 @@ private:
   Parser::token_kind_type lastKind = Parser::token::END; // the last token handed out
   bool tooDeep = false; // stop lexing: the input is nested too deeply
   static constexpr int kMaxDepth = 20000;
-  llvm::SmallVector<unsigned, 4> localDefs; // columns of open fun-syntax local `def`s
+  struct LocalDef {
+    unsigned column; // of the `def`
+    int depth;       // brackets open at the `def`
+  };
+  llvm::SmallVector<LocalDef, 4> localDefs; // open fun-syntax local `def`s
 };
 
 } // namespace bendc::parse

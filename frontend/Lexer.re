@@ -315,7 +315,8 @@ Token Lexer::scan() {
   if (!localDefs.empty() && indents.empty() && (sawNewline || cur >= limit)) {
     unsigned col = cur >= limit ? 0 : columnOf(cur);
     llvm::SMLoc at = llvm::SMLoc::getFromPointer(cur);
-    while (!localDefs.empty() && col <= localDefs.back()) {
+    // A bracket opened in a rule's body keeps it going onto later lines.
+    while (!localDefs.empty() && col <= localDefs.back().column && depth <= localDefs.back().depth) {
       localDefs.pop_back();
       pending.push_back(tok(P::token::DEF_END, SourceRange(at, at)));
     }
@@ -635,9 +636,10 @@ Token Lexer::lexToken() {
     "def" {
       cur = p;
       // A `def` inside a fun-syntax term: its rules end at a line that is
-      // indented no further than the `def` itself.
+      // indented no further than the `def` itself, outside any bracket
+      // opened since.
       if (indents.empty() && (depth > 0 || columnOf(start) > 0))
-        localDefs.push_back(columnOf(start));
+        localDefs.push_back({columnOf(start), depth});
       return tok(P::token::DEF, range(start, p));
     }
     // Keywords that only start top-level items are names elsewhere.
