@@ -259,6 +259,8 @@ std::vector<std::string> verify(const Module &module) {
                                it->second->name.str() + where);
         if (i.kind == InstKind::Lam && i.blocks[0]->params.size() != 1)
           problems.push_back("a λ body takes exactly one param" + where);
+        if (i.kind == InstKind::Match && module.invariants.matchesExpanded)
+          problems.push_back("a match is left after matches were expanded" + where);
         if (i.kind == InstKind::Match)
           for (auto &arm : i.blocks)
             if (arm->params.size() < i.ins.size() - 1)

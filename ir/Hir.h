@@ -161,6 +161,7 @@ struct Function {
 struct Invariants {
   bool linear = false;           // every wire used exactly once
   bool matchesLinearized = false; // switch arms use only their params (and unscoped wires)
+  bool matchesExpanded = false;   // no match is left: each is λs, switches and applications
 };
 
 struct Module {
@@ -252,9 +253,10 @@ void printModule(llvm::raw_ostream &os, const Module &module, bool withBuiltins 
 
 /// Checks the module against its invariants: each wire defined exactly once,
 /// every used wire defined, instruction arities, references naming existing
-/// functions, and (as `module.invariants` says) linearity and switch arms that
-/// receive exactly their live inputs as params. Returns the problems found,
-/// one message each; empty when the module is well formed.
+/// functions, and (as `module.invariants` says) linearity, no match left once
+/// matches are expanded, and switch arms that receive exactly their live
+/// inputs as params. Returns the problems found, one message each; empty when
+/// the module is well formed.
 std::vector<std::string> verify(const Module &module);
 
 } // namespace bendc::hir

@@ -243,18 +243,23 @@ void expandMatch(Function &fn, bool scott, Inst &&match, std::vector<Inst> &out)
 namespace {
 
 void expandMatchesIn(Function &fn, bool scott) {
-  forEachBlock(fn.body, [&](Block &b) {
-    if (llvm::none_of(b.insts, [](const Inst &i) { return i.kind == InstKind::Match; }))
-      return;
+  // Inner blocks first: a Scott arm that takes no params is no block of its
+  // own once expanded, its instructions join the block of the match, and a
+  // match among them would be missed if that block were done first.
+  llvm::SmallVector<Block *, 16> blocks;
+  forEachBlock(fn.body, [&](Block &b) { blocks.push_back(&b); });
+  for (Block *b : llvm::reverse(blocks)) {
+    if (llvm::none_of(b->insts, [](const Inst &i) { return i.kind == InstKind::Match; }))
+      continue;
     std::vector<Inst> rebuilt;
-    for (Inst &i : b.insts) {
+    for (Inst &i : b->insts) {
       if (i.kind == InstKind::Match)
         expandMatch(fn, scott, std::move(i), rebuilt);
       else
         rebuilt.push_back(std::move(i));
     }
-    b.insts = std::move(rebuilt);
-  });
+    b->insts = std::move(rebuilt);
+  }
 }
 
 } // namespace
@@ -262,6 +267,7 @@ void expandMatchesIn(Function &fn, bool scott) {
 void expandMatches(Module &module) {
   for (Function &fn : module.functions)
     expandMatchesIn(fn, module.scott);
+  module.invariants.matchesExpanded = true;
 }
 
 namespace {
@@ -460,6 +466,7 @@ void FunctionLinearizer::finish() {
     run(module.functions[k]);
   if (level == MatchLinearization::Enabled)
     module.invariants.matchesLinearized = true;
+  module.invariants.matchesExpanded = true;
   module.invariants.linear = true;
 }
 

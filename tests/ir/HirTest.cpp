@@ -635,6 +635,35 @@ TEST_CASE("expand matches under Scott applies the scrutinee to one λ per constr
   CHECK(countKind(f, InstKind::App) == 2);
 }
 
+TEST_CASE("expand matches under Scott expands a match inside an arm that takes no params") {
+  // The arm of T/B is no block once expanded: its instructions, the inner
+  // match among them, join the block of the outer match.
+  auto front = test::runOn("type T = (A x) | B\n"
+                           "f = λt λu match t { T/A: t.x; T/B: match u { T/A: u.x; T/B: 0 } }\n"
+                           "main = (f T/B T/B)",
+                           [] {
+                             frontend::FrontendOptions o = noPrelude();
+                             o.encoding = core::AdtEncoding::Scott;
+                             return o;
+                           }());
+  REQUIRE(front->result.program);
+  std::unique_ptr<Module> m = lowering::coreToHir(*front->result.program, *front->diags);
+  REQUIRE(m);
+  // Unlinearized, the arm of T/B takes nothing (u comes from outside).
+  linearize(*m, MatchLinearization::Disabled);
+  Function &f = *m->find("f");
+  CHECK(countKind(f, InstKind::Match) == 0);
+  CHECK(countKind(f, InstKind::App) == 4);
+}
+
+TEST_CASE("the verifier reports a match left once matches are expanded") {
+  Compiled c = toHir("type T = (A x) | B\nf = λt match t { T/A: t.x; T/B: 0 }\nmain = (f T/B)");
+  c.hir->invariants.matchesExpanded = true;
+  std::vector<std::string> problems = verify(*c.hir);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].find("a match is left") != std::string::npos);
+}
+
 TEST_CASE("float combinators leaves alone a λ that binds an unscoped variable used outside it") {
   Compiled c = toHir("f = λq (q $k λx λy (+ (y x) λ$k 2))\nmain = (f λa a)");
   linearize(*c.hir);
