@@ -556,6 +556,11 @@ public:
       visits.assign(net.nodes.size() * 4, 0);
   }
 
+  /// Reading a generated definition for Expander: Bend inserts such a
+  /// definition as the term its book holds, where a switch names no
+  /// variable and its successor arm is still `λp body`.
+  bool definitionForm = false;
+
   /// The whole term: the root, the duplications found on the way (linear),
   /// then variables used outside their binder become unscoped `$x`.
   TermId readNet();
@@ -723,6 +728,7 @@ private:
     if (net) {
       computeClosed(*net);
       Reader reader(*net, terms, *this, /*linear=*/true);
+      reader.definitionForm = true;
       body = reader.readNet();
       bodies[uint32_t(def)] = *body;
     }
@@ -1075,7 +1081,9 @@ Reader::Action Reader::stepSwi(std::vector<Frame> &stack, TermId in) {
   case 0: return readAt(net.enter(portOf(x, 0)));
   case 1: {
     f.t0 = in;
-    f.aux = terms[in].kind == TK::Var ? terms[in].name1 : NameTable::fresh(nextName++);
+    f.aux = definitionForm              ? NoName
+            : terms[in].kind == TK::Var ? terms[in].name1
+                                        : NameTable::fresh(nextName++);
     uint32_t sel = nodeOf(net.enter(portOf(x, 1)));
     if (net.nodes[sel].kind != NodeKind::Con) {
       error(ReadbackError::InvalidNumericMatch);
@@ -1091,6 +1099,15 @@ Reader::Action Reader::stepSwi(std::vector<Frame> &stack, TermId in) {
   // its body becomes the arm, with `p` renamed `<name>-1`.
   TermId arg = f.t0, zero = f.t1, succ = in;
   NameId bnd = f.aux;
+  if (definitionForm) {
+    TermNode swt;
+    swt.kind = TK::Swt;
+    swt.name1 = NoName;
+    swt.a = arg;
+    swt.b = zero;
+    swt.c = succ;
+    return finish(stack, terms.add(swt));
+  }
   expander.expand(succ);
   const TermNode s = terms[succ];
   if (s.kind == TK::Lam && s.pat1 != Pat::Chn) {
@@ -1222,8 +1239,12 @@ void Reader::fixUnscoped(TermId root) {
       visit(n.a);
       break;
     case TK::Swt:
-      // The zero arm sees no new name, the successor arm sees `<name>-1`.
-      under(Pat::Var, terms.names.intern(terms.names.str(n.name1) + "-1"), n.c);
+      // The zero arm sees no new name, the successor arm sees `<name>-1`
+      // (where the switch names one).
+      if (n.name1 != NoName)
+        under(Pat::Var, terms.names.intern(terms.names.str(n.name1) + "-1"), n.c);
+      else
+        visit(n.c);
       visit(n.b);
       visit(n.a);
       break;
@@ -1647,8 +1668,10 @@ std::string print(const Terms &terms, TermId root, bool pretty) {
       break;
     case TK::Swt:
       out += "switch ";
-      terms.names.append(out, n.name1);
-      out += " = ";
+      if (n.name1 != NoName) { // a generated definition's switch names no variable
+        terms.names.append(out, n.name1);
+        out += " = ";
+      }
       if (pretty) {
         stack.push_back({Item::Text, NoTerm, "}"});
         stack.push_back({Item::Indent, NoTerm, nullptr, tab});
