@@ -77,6 +77,7 @@ int exitCodeFor(RunStatus status) {
   switch (status) {
   case RunStatus::Ok: return 0;
   case RunStatus::OutOfMemory:
+  case RunStatus::InteractionLimit:
   case RunStatus::NoDevice:
   case RunStatus::DeviceError: return 3;
   case RunStatus::Fault: return 4;

@@ -30,15 +30,22 @@ struct RunOptions {
   bool progress = false;
   /// Set asynchronously (Ctrl-C) to stop the run with RunStatus::Interrupted.
   const std::atomic<bool> *cancel = nullptr;
+  /// Stop the run with RunStatus::InteractionLimit once it has performed this
+  /// many interactions (0: no limit). Each worker adds up its interactions
+  /// every 128 redexes, so a run may go a little past the limit, and one that
+  /// ends within that margin ends normally. For the pipeline fuzzer, where a
+  /// program may loop forever; the CPU backend only.
+  uint64_t maxInteractions = 0;
 };
 
 enum class RunStatus : uint8_t {
   Ok,
-  OutOfMemory,     // the net outgrew --mem (or the device's memory)
-  Fault,           // the net broke an invariant of polarized nets
-  NoDevice,        // --backend=cuda without a usable device or CUDA build
-  DeviceError,     // a CUDA call or kernel launch failed
-  Interrupted,     // `cancel` was set
+  OutOfMemory,      // the net outgrew --mem (or the device's memory)
+  Fault,            // the net broke an invariant of polarized nets
+  NoDevice,         // --backend=cuda without a usable device or CUDA build
+  DeviceError,      // a CUDA call or kernel launch failed
+  Interrupted,      // `cancel` was set
+  InteractionLimit, // options.maxInteractions were done before the normal form
 };
 
 struct RunStats {

@@ -92,6 +92,10 @@ struct Shared {
   std::atomic<uint8_t> fault{uint8_t(Fault::None)};
   std::atomic<uint16_t> faultTags{0}; // negative tag << 8 | positive tag
   const std::atomic<bool> *cancel = nullptr;
+  /// RunOptions::maxInteractions (0: none), and the interactions the
+  /// workers have added up so far (only kept when there is a limit).
+  uint64_t maxInteractions = 0;
+  std::atomic<uint64_t> interactionsSoFar{0};
   // Node ownership. The blocks of the chunk a worker allocates from belong to
   // it. A thread that kept reusing nodes lying between another thread's hot
   // nodes would share their cache lines (and those of their dead counters)
@@ -188,6 +192,13 @@ public:
   /// empty (or the run failed).
   bool runSolo(uint64_t budget);
   bool hasWork() const { return !stack.empty(); }
+  /// Checked every few interactions: a failure elsewhere, Ctrl-C, or the
+  /// run's interaction limit reached.
+  bool shouldStop() {
+    if (shared.maxInteractions != 0 && reachedLimit())
+      shared.fail(RunStatus::InteractionLimit);
+    return shared.shouldStop();
+  }
 
   /// Makes sure `n` nodes can be allocated without checks.
   bool reserve(uint64_t n) {
@@ -208,6 +219,7 @@ private:
       total += c;
     published.store(total, std::memory_order_relaxed);
   }
+  bool reachedLimit();
   bool refill(uint64_t n);
   void markOwner(Loc begin, Loc end, unsigned who) {
     if (!owner)
@@ -233,6 +245,7 @@ private:
   std::vector<Redex> deferred;
   bool mayDefer = false;
   NodeStock nodes;
+  uint64_t counted = 0; // interactions added to shared.interactionsSoFar
   unsigned id;
   std::atomic<uint16_t> *owner; // shared.owner; null with one thread
   Loc chunkBegin = 0, chunkEnd = 0; // the chunk allocated from now
@@ -244,6 +257,18 @@ private:
   };
   std::vector<Batch> outbox; // by owner
 };
+
+/// Adds this worker's interactions since it last looked to the run's total;
+/// true when the total reached the limit.
+bool Worker::reachedLimit() {
+  uint64_t total = 0;
+  for (uint64_t c : counts)
+    total += c;
+  uint64_t added = total - counted;
+  counted = total;
+  return shared.interactionsSoFar.fetch_add(added, std::memory_order_relaxed) + added >=
+         shared.maxInteractions;
+}
 
 void Worker::giveBack(unsigned owner, Loc node) {
   Batch &batch = outbox[owner];
@@ -433,7 +458,7 @@ void Worker::runLoop() {
         stack.pop_back();
         interact(*this, r.neg, r.pos, ruleTable.rules[tagOf(r.neg)][tagOf(r.pos)]);
         if ((++tick & 127) == 0) {
-          if (shared.shouldStop())
+          if (shouldStop())
             return;
           if ((tick & 1023) == 0)
             scrub();
@@ -473,7 +498,7 @@ bool Worker::runSolo(uint64_t budget) {
     Redex r = stack.back();
     stack.pop_back();
     interact(*this, r.neg, r.pos, ruleTable.rules[tagOf(r.neg)][tagOf(r.pos)]);
-    if ((++tick & 127) == 0 && shared.shouldStop())
+    if ((++tick & 127) == 0 && shouldStop())
       return true;
   }
   publish();
@@ -547,6 +572,7 @@ RunResult runCpu(const Book &book, const RunOptions &options) {
   shared.inboxes = std::make_unique<Shared::Inbox[]>(threads);
   shared.reserveNodes = maxNodesPerInteraction(book);
   shared.cancel = options.cancel;
+  shared.maxInteractions = options.maxInteractions;
 
   // Map the first pages of the arena before the clock starts, in parallel.
   {
@@ -632,6 +658,10 @@ RunResult runCpu(const Book &book, const RunOptions &options) {
   }
   case RunStatus::Interrupted:
     result.message = "interrupted";
+    break;
+  case RunStatus::InteractionLimit:
+    result.message = "stopped after " + std::to_string(stats.interactions) +
+                     " interactions: the run's limit is " + std::to_string(options.maxInteractions);
     break;
   default:
     break;

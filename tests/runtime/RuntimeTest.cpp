@@ -440,3 +440,26 @@ TEST_CASE("without IO the call is the result, and it is recognised as pending") 
   CHECK(plainIo.run.result == plain.run.result);
   CHECK(plainIo.run.stats.ioCalls == 0);
 }
+
+TEST_CASE("a run stops at its interaction limit, with a status of its own") {
+  // A loop without end in constant memory: a call and an annihilation a turn.
+  const char *endless = "@main = r & @loop ~ (0 r)\n@loop = (a b) & @loop ~ (a b)\n";
+  rt::RunOptions options;
+  options.backend = rt::Backend::Cpu;
+  options.memBytes = 4 << 20;
+  options.maxInteractions = 10000;
+  for (unsigned threads : {1u, 4u}) {
+    options.threads = threads;
+    auto o = testing::runText(endless, options);
+    INFO(o.diagnostics);
+    REQUIRE(o.run.status == rt::RunStatus::InteractionLimit);
+    // Workers add up their counts every 128 redexes: a little past the limit.
+    CHECK(o.run.stats.interactions >= 10000);
+    CHECK(o.run.stats.interactions < 10000 + 2 * 128 * threads);
+    CHECK(o.run.message.find("stopped after") == 0);
+  }
+  // A run that ends before the limit ends as it would without one.
+  options.threads = 1;
+  auto o = testing::runText("@main = r & @id ~ (5 r)\n@id = (x x)\n", options);
+  CHECK_RESULT(o, "5");
+}
