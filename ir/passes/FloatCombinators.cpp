@@ -337,24 +337,24 @@ private:
     return safe;
   }
 
-  /// A block as a λ chain over its params: safe when it returns one of the
-  /// chain's params or a reference, or its body is one safe term. A param
-  /// the block erases is a `λ*` of the chain, not a binding.
+  /// A block as a λ chain over its params: safe when its body is one of the
+  /// chain's params, a reference, or one safe term. A param the block erases
+  /// is a `λ*` of the chain, not a binding; any other binding (an erased or
+  /// copied value: Bend's `let`) makes the body unsafe, even where it returns
+  /// a param or a reference, since the binding's value is built eagerly.
   bool blockSafe(Block &b) {
     llvm::SmallVector<WireId, 4> params(b.params.begin(), b.params.end());
     Block *body = &b;
     for (;;) {
-      if (llvm::is_contained(params, body->result))
-        return true;
-      Inst *r = childProducer(*body, body->result);
-      if (!r)
-        return false;
       size_t erasures = llvm::count_if(body->insts, [&](const Inst &i) {
         return i.kind == InstKind::Erase && llvm::is_contained(params, i.ins[0]);
       });
       size_t insts = body->insts.size() - erasures;
-      if (r->kind == InstKind::Ref)
-        return true;
+      if (llvm::is_contained(params, body->result))
+        return insts == 0;
+      Inst *r = childProducer(*body, body->result);
+      if (!r)
+        return false;
       if (r->kind == InstKind::Lam && insts == 1) {
         body = r->blocks[0].get();
         params.append(body->params.begin(), body->params.end());
@@ -362,7 +362,7 @@ private:
       }
       if (insts != countTerm(*body, *r))
         return false; // bindings besides the result term
-      return termSafe(*body, *r);
+      return r->kind == InstKind::Ref || termSafe(*body, *r);
     }
   }
 
