@@ -1097,25 +1097,20 @@ Reader::Action Reader::stepSwi(std::vector<Frame> &stack, TermId in) {
   }
   // The successor arm is `λp body`, perhaps behind a generated definition;
   // its body becomes the arm, with `p` renamed `<name>-1`.
+  // (A generated definition's switch stays as its book holds it: no name,
+  // the arm still a λ.)
   TermId arg = f.t0, zero = f.t1, succ = in;
   NameId bnd = f.aux;
-  if (definitionForm) {
-    TermNode swt;
-    swt.kind = TK::Swt;
-    swt.name1 = NoName;
-    swt.a = arg;
-    swt.b = zero;
-    swt.c = succ;
-    return finish(stack, terms.add(swt));
-  }
-  expander.expand(succ);
-  const TermNode s = terms[succ];
-  if (s.kind == TK::Lam && s.pat1 != Pat::Chn) {
-    if (s.pat1 == Pat::Var)
-      substVar(terms, s.a, s.name1, terms.names.intern(terms.names.str(bnd) + "-1"));
-    succ = s.a;
-  } else {
-    error(ReadbackError::InvalidNumericMatch);
+  if (!definitionForm) {
+    expander.expand(succ);
+    const TermNode s = terms[succ];
+    if (s.kind == TK::Lam && s.pat1 != Pat::Chn) {
+      if (s.pat1 == Pat::Var)
+        substVar(terms, s.a, s.name1, terms.names.intern(terms.names.str(bnd) + "-1"));
+      succ = s.a;
+    } else {
+      error(ReadbackError::InvalidNumericMatch);
+    }
   }
   TermNode swt;
   swt.kind = TK::Swt;
