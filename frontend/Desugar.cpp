@@ -358,15 +358,38 @@ core::Term *Desugarer::capturedVar(StringRef v, Lift *crossed, SourceRange range
   return var(v, at(range));
 }
 
+/// Bend lifts local definitions, bends and folds out before it substitutes
+/// `use` values: a lifted definition takes a `use` variable, a local
+/// function or a folded field of an outer fold's arm as a variable of its
+/// own, and its call passes the value. So does bendc: lookup makes the
+/// variable (the binding's liftVar), and the call's captures find it here.
+core::Term *Desugarer::boundValue(Binding &b, SourceRange range) {
+  switch (b.kind) {
+  case BindKind::FoldRec: return app(selfRef(b.lift, range), var(b.target, at(range)), at(range));
+  case BindKind::Use: return clone(b.use);
+  case BindKind::LocalFun: return selfRef(b.lift, range);
+  default: llvm_unreachable("only FoldRec, Use and LocalFun bindings have a value");
+  }
+}
+
+// A local function's own boundary does not count: its rules refer to it
+// directly.
+bool Desugarer::fromElsewhere(const Binding &b, const Lift *crossed) {
+  return crossed && !(b.kind == BindKind::LocalFun && crossed == b.lift);
+}
+
 core::Term *Desugarer::lookupCore(StringRef coreName, SourceRange range) {
   auto [found, crossed] = innermostBinding([&](const Binding &b) {
-    if (b.kind == BindKind::FoldRec)
-      return !b.recVar.empty() && b.recVar == coreName;
+    if (b.kind == BindKind::FoldRec || b.kind == BindKind::Use || b.kind == BindKind::LocalFun)
+      return !b.liftVar.empty() && b.liftVar == coreName;
     return (b.kind == BindKind::Var || b.kind == BindKind::Alias) &&
            (b.target.empty() ? b.name : b.target) == coreName;
   });
-  if (found)
+  if (found) {
+    if (!found->liftVar.empty() && !fromElsewhere(*found, crossed))
+      return boundValue(*found, range);
     return capturedVar(coreName, crossed, range);
+  }
   // Bound nowhere in this definition: looked up as written.
   return lookup(coreName, range);
 }
@@ -380,23 +403,17 @@ core::Term *Desugarer::lookup(StringRef name, SourceRange range) {
     case BindKind::Alias:
       return capturedVar(b.target.empty() ? b.name : b.target, crossed, range);
     case BindKind::Use:
-      // Copied into a lifted definition, the value's variables are captured.
-      if (crossed)
-        captureFreeVars(b.use, range);
-      return clone(b.use);
     case BindKind::LocalFun:
+    case BindKind::FoldRec:
+      // Inside another lifted definition: a variable of it (see boundValue).
+      if (fromElsewhere(b, crossed)) {
+        if (b.liftVar.empty())
+          b.liftVar = fresh(b.name);
+        return capturedVar(b.liftVar, crossed, range);
+      }
+      return boundValue(b, range);
     case BindKind::Fork:
       return selfRef(b.lift, range);
-    case BindKind::FoldRec:
-      if (crossed) {
-        // Inside a definition lifted out of the arm (a fold, bend or local
-        // function there), the folded field is a variable that the arm
-        // binds (see matchArms) and the lifted definition captures.
-        if (b.recVar.empty())
-          b.recVar = fresh(b.name);
-        return capturedVar(b.recVar, crossed, range);
-      }
-      return app(selfRef(b.lift, range), var(b.target, at(range)), at(range));
     case BindKind::Global:
       if (!book.defs.count(b.target) && !book.ctrs.count(b.target)) {
         diags.report(DiagKind::UnboundReference, range.toSM(),
@@ -1132,14 +1149,6 @@ core::Term *Desugarer::matchArms(StringRef bind, Term *scrutinee, const std::vec
       if (named)
         bindUse(p.arm->name, rebuilt(), p.arm->range);
       t = body(*p.arm);
-    }
-    // The folded fields that lifted definitions in the arm use: computed
-    // here, once, and passed to them.
-    for (size_t i = scope.size(); i-- > m;) {
-      const Binding &b = scope[i];
-      if (b.kind == BindKind::FoldRec && !b.recVar.empty())
-        t = prog.make<core::LetTerm>(loc, b.recVar, false,
-                                     app(selfRef(b.lift, b.range), var(b.target, loc), loc), t);
     }
     pop(m);
     for (auto it = fieldVars.rbegin(); it != fieldVars.rend(); ++it)

@@ -149,8 +149,8 @@ private:
     BindKind kind = BindKind::Var;
     llvm::StringRef target; // Alias: the Core variable; Global: the definition; FoldRec: raw field;
                             // Var: the Core variable when it is not `name` (renamed, see bindVar)
-    llvm::StringRef recVar; // FoldRec: the variable that holds the folded field where a
-                            // lifted definition inside the arm uses it (see lookup)
+    llvm::StringRef liftVar; // FoldRec, Use, LocalFun: the variable a lifted definition
+                             // takes it as, where one uses it (see lookup)
     core::Term *use = nullptr; // Use: the value, copied at each occurrence
     std::vector<llvm::StringRef> useFree; // Use: the Core variables free in the value
     Lift *lift = nullptr;
@@ -195,6 +195,11 @@ private:
   /// The Core variable `coreName` as seen from here (captured by the lifts
   /// crossed), whatever source name it is bound by.
   core::Term *lookupCore(llvm::StringRef coreName, SourceRange range);
+  /// What a FoldRec, Use or LocalFun binding stands for where it is bound.
+  core::Term *boundValue(Binding &b, SourceRange range);
+  /// Whether a lookup that crossed `crossed` (the innermost lift boundary on
+  /// the way, or null) reaches `b` from inside another definition.
+  static bool fromElsewhere(const Binding &b, const Lift *crossed);
   core::Term *lookupGlobal(llvm::StringRef name, SourceRange range);
   /// The innermost binding that `accepts` (counted as a use), and the
   /// first lift boundary crossed on the way out to it (null when none);
