@@ -325,15 +325,6 @@ core::Term *Desugarer::cloneNode(Term *t) {
   llvm_unreachable("unknown term kind");
 }
 
-void Desugarer::captureFreeVars(Term *t, SourceRange range) {
-  // Each variable of `t` not bound inside it is looked up, so that the lifts
-  // crossed capture it.
-  llvm::SmallVector<StringRef, 8> free;
-  freeVariables(t, free);
-  for (StringRef v : free)
-    lookupCore(v, range);
-}
-
 template <class Accepts>
 std::pair<Desugarer::Binding *, Desugarer::Lift *> Desugarer::innermostBinding(Accepts accepts) {
   Lift *crossed = nullptr;
@@ -895,12 +886,11 @@ core::Term *Desugarer::localDef(FunDecl *def, llvm::function_ref<Term *()> rest)
   b.kind = BindKind::LocalFun;
   b.range = def->nameRange;
   scope.push_back(b);
-  Lift *lift = beginLift(def->name);
+  Lift *lift = beginLift({}); // named below
   // Named as in Bend: after the definition it is in (the local one, if any),
   // with the number of local definitions this top-level one had finished
   // (body and scope both) when it began, which tells apart equal names.
   lift->name = localParent + "__local_" + std::to_string(localDefsDone) + "_" + def->name.str();
-  lift->kind.clear();
   lift->sortCaptures = true;
   scope[m].lift = lift;
   std::string outer = std::move(localParent);
@@ -1785,25 +1775,19 @@ void Desugarer::nameLifts(size_t firstLift, size_t firstDef, llvm::ArrayRef<Term
   if (todo.empty())
     return;
   llvm::sort(todo, [](Lift *a, Lift *b) { return a->doneOrder < b->doneOrder; });
-  // Numbers first (inner lifts finish first), then names, parents first.
+  // Numbers in the order the lifts finished (inner ones first)...
   std::map<std::pair<Lift *, std::string>, unsigned> counters;
-  llvm::DenseMap<Lift *, unsigned> number;
+  std::vector<unsigned> number;
   for (Lift *l : todo)
-    number[l] = counters[{l->namingParent, l->kind}]++;
-  llvm::DenseMap<Lift *, std::string> finalName;
-  std::function<const std::string &(Lift *)> nameOf = [&](Lift *l) -> const std::string & {
-    if (l->kind.empty())
-      return l->name;
-    auto it = finalName.find(l);
-    if (it != finalName.end())
-      return it->second;
-    std::string base = l->namingParent ? nameOf(l->namingParent) : l->topName;
-    return finalName[l] = base + "__" + l->kind + std::to_string(number[l]);
-  };
+    number.push_back(counters[{l->namingParent, l->kind}]++);
+  // ...names the other way round: a lift finishes after those inside it,
+  // so its own name is final before theirs are made from it.
   llvm::DenseMap<const char *, StringRef> renamed; // by the saved provisional name
-  for (Lift *l : todo) {
+  for (size_t k = todo.size(); k-- > 0;) {
+    Lift *l = todo[k];
+    const std::string &base = l->namingParent ? l->namingParent->name : l->topName;
     StringRef from = prog.save(l->name);
-    StringRef to = prog.save(nameOf(l));
+    StringRef to = prog.save(base + "__" + l->kind + std::to_string(number[k]));
     renamed[from.data()] = to;
     l->name = to.str();
   }

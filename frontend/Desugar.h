@@ -161,8 +161,8 @@ private:
   struct Lift {
     std::string name; // a local definition's is final; the others' are until nameLifts
     std::string kind; // "fold", "bend", ...; empty for a local definition
-    Lift *namingParent = nullptr; // the definition Bend lifts it out of; null: the top-level one,
-    std::string topName;          // named this
+    Lift *namingParent = nullptr; // the definition Bend lifts it out of, if not the top-level one
+    std::string topName;          // the top-level one's name
     unsigned doneOrder = 0;       // lifts finish inner ones first
     std::vector<std::string> captures;
     std::vector<core::Term *> selfRefs; // placeholders patched when the lift closes
@@ -347,7 +347,6 @@ private:
   TypingFacts facts;
   bool checkedDef = false; // the definition being emitted is type-checked
   llvm::DenseMap<const core::Term *, core::Term *> clones; // original -> copy, for match facts
-  void captureFreeVars(core::Term *t, SourceRange range);
   size_t cloned = 0;
   static constexpr size_t kMaxCloned = 4'000'000;
 };
