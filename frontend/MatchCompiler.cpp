@@ -197,14 +197,12 @@ unsigned usePredecessor(Term *&body, StringRef name, uint32_t k, StringRef pred,
   // there is the inner variable.
   llvm::SmallVector<std::pair<Term **, bool>, 32> work{{&body, false}};
   while (!work.empty()) {
-    auto [slot, isShadowed] = work.pop_back_val();
-    // A plain copy: a lambda may not capture a structured binding before C++20's
-    // P1091 (clang 14 refuses it).
-    bool shadowed = isShadowed;
+    auto [slot, shadowed] = work.pop_back_val();
     Term *t = *slot;
-    auto visit = [&](std::initializer_list<Term **> places, bool rebinds = false) {
+    auto visit = [&work, under = shadowed](std::initializer_list<Term **> places,
+                                           bool rebinds = false) {
       for (Term **p : places)
-        work.push_back({p, shadowed || rebinds});
+        work.push_back({p, under || rebinds});
     };
     switch (t->kind) {
     case TermKind::Var:
