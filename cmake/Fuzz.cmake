@@ -46,13 +46,21 @@ function(bendc_fuzz_variant library)
   target_link_libraries(${library}_fuzz PUBLIC ${fuzz_links})
 endfunction()
 
-# bendc_fuzz_target(<name> SOURCES <files...> LIBS <libs...>): a libFuzzer
-# executable, part of bendc_fuzz_targets (tests/CMakeLists.txt).
+# bendc_fuzz_target(<name> SOURCES <files...> LIBS <libs...> TEST <test>
+#                   SEEDS <corpus dir>): a libFuzzer executable, part of
+# bendc_fuzz_targets (tests/CMakeLists.txt), and the test <test> (label fuzz)
+# that runs it for a bounded time from the seeds. New inputs go to a work
+# corpus in the build tree; the seeds stay as written.
 function(bendc_fuzz_target name)
-  cmake_parse_arguments(F "" "" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(F "" "TEST;SEEDS" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${F_SOURCES})
   target_compile_options(${name} PRIVATE ${BENDC_FUZZ_TARGET_FLAGS})
   target_link_options(${name} PRIVATE ${BENDC_FUZZ_TARGET_FLAGS})
   target_link_libraries(${name} PRIVATE ${F_LIBS})
   add_dependencies(bendc_fuzz_targets ${name})
+  set(work_corpus ${CMAKE_CURRENT_BINARY_DIR}/${name}_corpus)
+  file(MAKE_DIRECTORY ${work_corpus})
+  add_test(NAME ${F_TEST}
+           COMMAND ${name} -max_total_time=20 -max_len=4096 -timeout=10 ${work_corpus} ${F_SEEDS})
+  set_tests_properties(${F_TEST} PROPERTIES LABELS fuzz)
 endfunction()
