@@ -213,12 +213,13 @@ public:
   std::atomic<uint64_t> published{0};
 
 private:
-  void publish() {
+  uint64_t interactionsDone() const {
     uint64_t total = 0;
     for (uint64_t c : counts)
       total += c;
-    published.store(total, std::memory_order_relaxed);
+    return total;
   }
+  void publish() { published.store(interactionsDone(), std::memory_order_relaxed); }
   bool reachedLimit();
   bool refill(uint64_t n);
   void markOwner(Loc begin, Loc end, unsigned who) {
@@ -261,9 +262,7 @@ private:
 /// Adds this worker's interactions since it last looked to the run's total;
 /// true when the total reached the limit.
 bool Worker::reachedLimit() {
-  uint64_t total = 0;
-  for (uint64_t c : counts)
-    total += c;
+  uint64_t total = interactionsDone();
   uint64_t added = total - counted;
   counted = total;
   return shared.interactionsSoFar.fetch_add(added, std::memory_order_relaxed) + added >=
