@@ -14,6 +14,7 @@
 #endif
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 using namespace bendc;
@@ -22,18 +23,25 @@ using testing::Outcome;
 namespace {
 
 // Under ThreadSanitizer every access is checked and every thread switch
-// costs: the same programs at smaller sizes.
+// costs, and under compute-sanitizer every device access is: the same programs
+// at smaller sizes. BENDC_GPU_TEST_SMALL=1 asks for them (tools/gpu-check sets
+// it for the sanitizer runs).
 #if defined(__SANITIZE_THREAD__)
-constexpr bool Sanitized = true;
+constexpr bool ThreadSanitized = true;
 #elif defined(__has_feature)
 #if __has_feature(thread_sanitizer)
-constexpr bool Sanitized = true;
+constexpr bool ThreadSanitized = true;
 #else
-constexpr bool Sanitized = false;
+constexpr bool ThreadSanitized = false;
 #endif
 #else
-constexpr bool Sanitized = false;
+constexpr bool ThreadSanitized = false;
 #endif
+
+const bool Small = [] {
+  const char *small = std::getenv("BENDC_GPU_TEST_SMALL");
+  return ThreadSanitized || (small && *small && std::string(small) != "0");
+}();
 
 Outcome runText(const std::string &text, rt::Backend backend, uint64_t mem = 256 << 20) {
   rt::RunOptions options;
@@ -215,10 +223,10 @@ TEST_CASE("gpu: every rule gives the CPU's result and counts") {
 TEST_CASE("gpu: parallel sum and tree programs match the CPU") {
   REQUIRE_DEVICE();
   for (unsigned depth : {1u, 4u, 10u, 14u, 18u})
-    if (!Sanitized || depth <= 10)
+    if (!Small || depth <= 10)
       sameOnBoth(sumProgram(depth));
   for (unsigned depth : {1u, 6u, 12u, 16u})
-    if (!Sanitized || depth <= 8)
+    if (!Small || depth <= 8)
       sameOnBoth(treeProgram(depth));
   Outcome sum = runText(sumProgram(10), rt::Backend::Cuda);
   CHECK(sum.run.result == std::to_string(1024 * 1023 / 2));
@@ -228,8 +236,8 @@ TEST_CASE("gpu: little memory: pooled free nodes and the large-definition pass")
   REQUIRE_DEVICE();
   // With 64 MiB the per-thread scratch is tiny, so nearly every expansion goes
   // through the large-definition pass, and allocation runs near the limit.
-  sameOnBoth(sumProgram(Sanitized ? 10 : 16), 64 << 20);
-  sameOnBoth(treeProgram(Sanitized ? 8 : 14), 64 << 20);
+  sameOnBoth(sumProgram(Small ? 10 : 16), 64 << 20);
+  sameOnBoth(treeProgram(Small ? 8 : 14), 64 << 20);
 }
 
 TEST_CASE("gpu: definitions larger than a thread's scratch") {
@@ -300,8 +308,8 @@ TEST_CASE("gpu: a small shared bag spills to the round buffer") {
     p.sharedPerBlock = 9 << 10;
     p.sharedPerSm = 20 << 10;
   });
-  sameOnBoth(sumProgram(Sanitized ? 8 : 12));
-  sameOnBoth(treeProgram(Sanitized ? 6 : 10));
+  sameOnBoth(sumProgram(Small ? 8 : 12));
+  sameOnBoth(treeProgram(Small ? 6 : 10));
 }
 
 TEST_CASE("gpu: blocks race: the results hold under every thread order") {
@@ -312,8 +320,8 @@ TEST_CASE("gpu: blocks race: the results hold under every thread order") {
       p.seed = 12345;
       p.sms = 4;
     });
-    sameOnBoth(sumProgram(Sanitized ? 8 : 12));
-    sameOnBoth(treeProgram(Sanitized ? 6 : 10));
+    sameOnBoth(sumProgram(Small ? 8 : 12));
+    sameOnBoth(treeProgram(Small ? 6 : 10));
     sameOnBoth(fusedCallsProgram());
   }
 }
@@ -346,7 +354,7 @@ TEST_CASE("gpu: f24 math gives the CPU's bits") {
 
 TEST_CASE("gpu: a long sequential loop reuses memory") {
   REQUIRE_DEVICE();
-  sameOnBoth(loopProgram(Sanitized ? 2000 : 50000), 16 << 20);
+  sameOnBoth(loopProgram(Small ? 2000 : 50000), 16 << 20);
 }
 
 TEST_CASE("gpu: running out of device memory is reported, not a crash") {
