@@ -65,12 +65,16 @@ private:
     return &store.back();
   }
   NPat *ctrPat(StringRef global, std::vector<NPat *> args, SourceRange r);
-  Term *compile(std::vector<StringRef> args, std::vector<Row> rows);
+  Term *compile(std::vector<StringRef> args, std::vector<Row> rows, std::vector<StringRef> with);
   Term *leaf(Row &row);
-  Term *ctrColumn(std::vector<StringRef> &args, std::vector<Row> &rows, AdtData *adt);
-  Term *numColumn(std::vector<StringRef> &args, std::vector<Row> &rows);
+  Term *ctrColumn(std::vector<StringRef> &args, std::vector<Row> &rows, AdtData *adt,
+                  const std::vector<StringRef> &with);
+  Term *numColumn(std::vector<StringRef> &args, std::vector<Row> &rows,
+                  const std::vector<StringRef> &with);
   Term *pairColumn(std::vector<StringRef> &args, std::vector<Row> &rows, NPat::Kind kind,
-                   size_t arity);
+                   size_t arity, const std::vector<StringRef> &with);
+  Term *passInto(Term *arm, llvm::ArrayRef<StringRef> passed, SMLoc loc);
+  Term *applyTo(Term *split, llvm::ArrayRef<StringRef> passed, SMLoc loc);
   void missing(StringRef what);
 
   Desugarer &d;
@@ -330,7 +334,27 @@ Term *MatchCompiler::leaf(Row &row) {
   return body;
 }
 
-Term *MatchCompiler::compile(std::vector<StringRef> args, std::vector<Row> rows) {
+/// Bend passes the variables a split leaves to its cases (`with`: those of
+/// variable columns before it, a number's predecessor in the default case, and
+/// the arguments still to examine) into every case as parameters, rather than
+/// letting the cases capture them. So a case stays a function even where it
+/// uses none of them: one that is a closed value would otherwise become a
+/// definition of its own, which readback leaves unexpanded where the call's
+/// result is printed.
+Term *MatchCompiler::passInto(Term *arm, llvm::ArrayRef<StringRef> passed, SMLoc loc) {
+  for (size_t i = passed.size(); i-- > 0;)
+    arm = d.lam(passed[i], arm, loc);
+  return arm;
+}
+
+Term *MatchCompiler::applyTo(Term *split, llvm::ArrayRef<StringRef> passed, SMLoc loc) {
+  for (StringRef v : passed)
+    split = d.app(split, d.var(v, loc), loc);
+  return split;
+}
+
+Term *MatchCompiler::compile(std::vector<StringRef> args, std::vector<Row> rows,
+                             std::vector<StringRef> with) {
   SMLoc loc = fun->range.begin;
   if (rows.empty()) {
     missing("a case is not covered");
@@ -352,27 +376,31 @@ Term *MatchCompiler::compile(std::vector<StringRef> args, std::vector<Row> rows)
         r.binds.push_back(Bound{p->name, args[0], nullptr, TermKind::Era, {}, p->range, p->unscoped});
       r.pats.erase(r.pats.begin());
     }
+    with.push_back(args[0]);
     args.erase(args.begin());
-    return compile(std::move(args), std::move(rows));
+    return compile(std::move(args), std::move(rows), std::move(with));
   }
   switch (first->kind) {
   case NPat::Ctr:
-    return ctrColumn(args, rows, first->ctr->adt);
+    return ctrColumn(args, rows, first->ctr->adt, with);
   case NPat::Num:
-    return numColumn(args, rows);
+    return numColumn(args, rows, with);
   case NPat::Tup:
   case NPat::Sup:
-    return pairColumn(args, rows, first->kind, first->args.size());
+    return pairColumn(args, rows, first->kind, first->args.size(), with);
   case NPat::Var:
     break;
   }
   llvm_unreachable("refutable pattern expected");
 }
 
-Term *MatchCompiler::ctrColumn(std::vector<StringRef> &args, std::vector<Row> &rows, AdtData *adt) {
+Term *MatchCompiler::ctrColumn(std::vector<StringRef> &args, std::vector<Row> &rows, AdtData *adt,
+                               const std::vector<StringRef> &with) {
   SMLoc loc = fun->range.begin;
   StringRef arg = args[0];
   std::vector<StringRef> rest(args.begin() + 1, args.end());
+  std::vector<StringRef> passed = with;
+  passed.insert(passed.end(), rest.begin(), rest.end());
   for (Row &r : rows) {
     NPat *p = r.pats[0];
     if (p->kind != NPat::Var && (p->kind != NPat::Ctr || p->ctr->adt != adt)) {
@@ -384,7 +412,7 @@ Term *MatchCompiler::ctrColumn(std::vector<StringRef> &args, std::vector<Row> &r
     }
   }
   Term *scrut = d.var(arg, loc);
-  return d.encodeMatch(scrut, adt, [&](unsigned i) -> Term * {
+  Term *split = d.encodeMatch(scrut, adt, [&](unsigned i) -> Term * {
     CtrData *ctr = adt->ctrs[i];
     std::vector<StringRef> fields;
     for (const std::string &f : ctr->fields)
@@ -414,22 +442,27 @@ Term *MatchCompiler::ctrColumn(std::vector<StringRef> &args, std::vector<Row> &r
     for (StringRef f : fields)
       (void)d.bindVar(f, fun->range); // fresh: never renamed
     Term *t = sub.empty() ? (missing("constructor '" + ctr->name + "' is not covered"), d.era(loc))
-                          : compile(subArgs, std::move(sub));
+                          : compile(subArgs, std::move(sub), with);
     d.pop(m);
+    t = passInto(t, passed, loc);
     for (auto it = fields.rbegin(); it != fields.rend(); ++it)
       t = d.lam(*it, t, loc);
     return t;
   }, loc);
+  return applyTo(split, passed, loc);
 }
 
 static bool sameNumber(core::Number a, core::Number b) {
   return a.kind == b.kind && a.bits == b.bits;
 }
 
-Term *MatchCompiler::numColumn(std::vector<StringRef> &args, std::vector<Row> &rows) {
+Term *MatchCompiler::numColumn(std::vector<StringRef> &args, std::vector<Row> &rows,
+                               const std::vector<StringRef> &with) {
   SMLoc loc = fun->range.begin;
   StringRef arg = args[0];
   std::vector<StringRef> rest(args.begin() + 1, args.end());
+  std::vector<StringRef> passed = with;
+  passed.insert(passed.end(), rest.begin(), rest.end());
   std::vector<core::Number> values;
   for (Row &r : rows) {
     NPat *p = r.pats[0];
@@ -477,8 +510,11 @@ Term *MatchCompiler::numColumn(std::vector<StringRef> &args, std::vector<Row> &r
   std::vector<StringRef> preds;
   for (size_t i = 0; i < values.size(); ++i)
     preds.push_back(d.fresh("pred"));
-  if (values.empty()) // only variables: nothing to test
-    return compile(rest, rowsFor(nullptr, d.var(arg, loc)));
+  if (values.empty()) { // only variables: nothing to test
+    std::vector<StringRef> more = with;
+    more.push_back(arg);
+    return compile(rest, rowsFor(nullptr, d.var(arg, loc)), std::move(more));
+  }
   uint32_t last = values.back().bits;
   Term *recovered = d.prog.make<core::OprTerm>(loc, core::Op::Add, d.var(preds.back(), loc), u24(last + 1));
   std::vector<Row> defaults = rowsFor(nullptr, recovered);
@@ -487,22 +523,29 @@ Term *MatchCompiler::numColumn(std::vector<StringRef> &args, std::vector<Row> &r
     missing("the default case of a number is not covered");
     t = d.era(loc);
   } else {
-    t = compile(rest, std::move(defaults));
+    std::vector<StringRef> more = with;
+    more.push_back(preds.back());
+    t = compile(rest, std::move(defaults), std::move(more));
   }
+  // Each switch of the chain passes `with` and the rest on (its default case
+  // takes them after its predecessor); the inner ones are in a default case,
+  // where they are the parameters of that case.
   for (size_t i = values.size(); i-- > 0;) {
-    Term *hit = compile(rest, rowsFor(&values[i], u24(values[i].bits)));
+    Term *hit = compile(rest, rowsFor(&values[i], u24(values[i].bits)), with);
     StringRef from = i == 0 ? arg : preds[i - 1];
     uint32_t offset = i == 0 ? values[0].bits : values[i].bits - 1 - values[i - 1].bits;
     Term *scrutinee = d.var(from, loc);
     if (offset != 0)
       scrutinee = d.prog.make<core::OprTerm>(loc, core::Op::Sub, scrutinee, u24(offset));
-    t = d.prog.make<core::SwiTerm>(loc, scrutinee, hit, d.lam(preds[i], t, loc));
+    t = applyTo(d.prog.make<core::SwiTerm>(loc, scrutinee, passInto(hit, passed, loc),
+                                           d.lam(preds[i], passInto(t, passed, loc), loc)),
+                passed, loc);
   }
   return t;
 }
 
 Term *MatchCompiler::pairColumn(std::vector<StringRef> &args, std::vector<Row> &rows,
-                                NPat::Kind kind, size_t arity) {
+                                NPat::Kind kind, size_t arity, const std::vector<StringRef> &with) {
   SMLoc loc = fun->range.begin;
   StringRef arg = args[0];
   std::vector<StringRef> parts;
@@ -536,7 +579,7 @@ Term *MatchCompiler::pairColumn(std::vector<StringRef> &args, std::vector<Row> &
   size_t m = d.mark();
   for (StringRef p : parts)
     (void)d.bindVar(p, fun->range); // fresh: never renamed
-  Term *body = compile(subArgs, std::move(sub));
+  Term *body = compile(subArgs, std::move(sub), with);
   d.pop(m);
   // (a, b, c) is (a, (b, c)): unpack one pair at a time.
   TermKind letKind = kind == NPat::Tup ? TermKind::LetTup : TermKind::Dup;
@@ -601,7 +644,7 @@ Term *MatchCompiler::run() {
   size_t m = d.mark();
   for (StringRef &a : args)
     a = d.bindVar(a, fun->range);
-  Term *body = compile(args, std::move(rows));
+  Term *body = compile(args, std::move(rows), {});
   d.pop(m);
   for (auto it = args.rbegin(); it != args.rend(); ++it)
     body = d.lam(*it, body, loc);
