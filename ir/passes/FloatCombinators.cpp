@@ -9,6 +9,7 @@
 // applied to the arm's params.
 #include "ir/Dataflow.h"
 #include "ir/Passes.h"
+#include "runtime/common/Numeric.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -303,7 +304,16 @@ private:
   }
 
   bool isCombinator(const Inst &i, const TermInfo &info) const {
-    return i.kind != InstKind::Ref && !info.unscoped && info.closed && i.outs.size() == 1;
+    return i.kind != InstKind::Ref && !info.unscoped && info.closed && i.outs.size() == 1 &&
+           !partialOperator(i);
+  }
+
+  /// The first half of `x op y` (`x` met by `$([op] ...)`): a number waiting
+  /// for its second operand, not a term of the source. A definition of it
+  /// alone would hold a value readback cannot print (Bend floats the whole
+  /// operation), so only the whole operation may float.
+  static bool partialOperator(const Inst &i) {
+    return i.kind == InstKind::OprNum && rt::num::typeOf(i.numb) == rt::num::TySym;
   }
 
   /// Bend's rule for what may be built eagerly: numbers, erasers, pairs,
