@@ -634,7 +634,15 @@ private:
       return p == portOf(node, 1);
     return net.closed[nodeOf(p)];
   }
-  void insertSplit(TermId root, Pat p1, NameId n1, Pat p2, NameId n2, TermId val);
+  /// A CON whose principal port meets a pair's: in a definition's net,
+  /// `let (a, b) = pair` (a CON taking the pair apart). Met by a λ instead,
+  /// it stays an application.
+  bool tupleLet(uint32_t node) const {
+    Port other = net.enter(portOf(node, 0));
+    return linear && slotOf(other) == 0 && net.kindAt(other) == NodeKind::Con && isTup(nodeOf(other));
+  }
+  void insertSplit(TermId root, FanKind fan, Pat p1, NameId n1, Pat p2, NameId n2, TermId val,
+                   bool atRoot);
   void fixUnscoped(TermId root);
 
   const INet &net;
@@ -651,7 +659,7 @@ private:
   std::vector<uint32_t> visits;         // non-linear: reads of each port on the current path
   uint64_t reads = 0;                   // non-linear: ports read so far
   std::vector<OprState> oprStates;      // one per Opr frame on the stack
-  std::set<uint32_t> scope;             // linear: DUP nodes to bind, by node index
+  std::set<uint32_t> scope;             // linear: DUP and tuple-let nodes to bind, by node index
   llvm::DenseSet<uint32_t> seenFans;    // linear
   llvm::DenseSet<Port> seen;            // linear
   // A port read again inside its own reading, with the same DUP path, means
@@ -882,6 +890,12 @@ bool Reader::begin(Port p, std::vector<Frame> &stack, TermId &out) {
   case NodeKind::Num: return now(numberTerm(terms, node.data, node.data));
   case NodeKind::Rot: error(ReadbackError::ReachedRoot); return now(terms.leaf(TK::Err));
   case NodeKind::Con:
+    if (slot != 0 && tupleLet(x)) {
+      // Bound where its uses meet, as a DUP's variables are.
+      if (seenFans.insert(x).second)
+        scope.insert(x);
+      return now(terms.named(TK::Var, varName(p)));
+    }
     if (slot == 1)
       return now(terms.named(TK::Var, varName(p)));
     if (slot == 2)
@@ -1121,9 +1135,11 @@ Reader::Action Reader::stepSwi(std::vector<Frame> &stack, TermId in) {
   return finish(stack, terms.add(swt));
 }
 
-/// Puts `let {fst snd} = val;` at the lowest term holding every use of the
-/// two names (the first, in post-order, whose uses reach the total).
-void Reader::insertSplit(TermId root, Pat p1, NameId n1, Pat p2, NameId n2, TermId val) {
+/// Puts `let {fst snd} = val;` (or `let (fst, snd) = val;`) at the lowest term
+/// holding every use of the two names (the first, in post-order, whose uses
+/// reach the total), or around the whole term.
+void Reader::insertSplit(TermId root, FanKind fan, Pat p1, NameId n1, Pat p2, NameId n2,
+                         TermId val, bool atRoot) {
   auto isUse = [&](TermId t) {
     const TermNode &n = terms[t];
     return n.kind == TK::Var && ((p1 == Pat::Var && n.name1 == n1) || (p2 == Pat::Var && n.name1 == n2));
@@ -1168,12 +1184,12 @@ void Reader::insertSplit(TermId root, Pat p1, NameId n1, Pat p2, NameId n2, Term
       terms.forEachChild(t, [&](TermId c) { work.push_back(c); });
     }
   }
-  std::optional<TermId> at = walk(uses);
+  std::optional<TermId> at = atRoot ? std::optional<TermId>(root) : walk(uses);
   assert(at && "the uses always meet at the root");
   TermId moved = terms.add(terms[*at]);
   TermNode let;
   let.kind = TK::Let;
-  let.sub = uint8_t(FanKind::Dup);
+  let.sub = uint8_t(fan);
   let.pat1 = p1;
   let.name1 = n1;
   let.pat2 = p2;
@@ -1271,7 +1287,11 @@ TermId Reader::readNet() {
     TermId val = read(net.enter(portOf(x, 0)));
     auto [p1, n1] = declName(portOf(x, 1));
     auto [p2, n2] = declName(portOf(x, 2));
-    insertSplit(root, p1, n1, p2, n2, val);
+    bool tuple = net.nodes[x].kind == NodeKind::Con;
+    // A definition's `let (a, b) = pair;` comes first in its body, where its
+    // source has it (Bend prints a generated definition from its source).
+    insertSplit(root, tuple ? FanKind::Tup : FanKind::Dup, p1, n1, p2, n2, val,
+                /*atRoot=*/tuple && definitionForm);
   }
   fixUnscoped(root);
   return root;
