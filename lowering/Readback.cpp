@@ -661,6 +661,11 @@ private:
   std::vector<OprState> oprStates;      // one per Opr frame on the stack
   std::set<uint32_t> scope;             // linear: DUP and tuple-let nodes to bind, by node index
   llvm::DenseSet<uint32_t> seenFans;    // linear
+  // definitionForm: CON nodes read as a λ or pair, as an application, and
+  // those whose first variable was read. One of the last that is neither
+  // takes a value apart: `let (a, b) = value` (see readNet).
+  llvm::DenseSet<uint32_t> built, applied;
+  std::set<uint32_t> firstBinders;
   llvm::DenseSet<Port> seen;            // linear
   // A port read again inside its own reading, with the same DUP path, means
   // the read never ends (it is a function of the two): Bend's non-linear
@@ -896,10 +901,18 @@ bool Reader::begin(Port p, std::vector<Frame> &stack, TermId &out) {
         scope.insert(x);
       return now(terms.named(TK::Var, varName(p)));
     }
-    if (slot == 1)
+    if (slot == 1) {
+      if (definitionForm)
+        firstBinders.insert(x);
       return now(terms.named(TK::Var, varName(p)));
-    if (slot == 2)
+    }
+    if (slot == 2) {
+      if (definitionForm)
+        applied.insert(x);
       return push(FK::App);
+    }
+    if (definitionForm)
+      built.insert(x);
     if (isTup(x))
       return push(FK::Tup);
     {
@@ -1281,6 +1294,16 @@ void Reader::fixUnscoped(TermId root) {
 
 TermId Reader::readNet() {
   TermId root = read(net.enter(RootPort));
+  // A CON whose first variable was read but which nothing read as a λ, a pair
+  // or an application takes a value apart, as `let (a, b) = value;` of the
+  // definition's source does: read that value from its principal port.
+  auto letsOfPairs = [&] {
+    for (uint32_t x : firstBinders)
+      if (!built.count(x) && !applied.count(x) && seenFans.insert(x).second)
+        scope.insert(x);
+    firstBinders.clear();
+  };
+  letsOfPairs();
   while (!scope.empty()) {
     uint32_t x = *scope.begin();
     scope.erase(scope.begin());
@@ -1292,6 +1315,7 @@ TermId Reader::readNet() {
     // source has it (Bend prints a generated definition from its source).
     insertSplit(root, tuple ? FanKind::Tup : FanKind::Dup, p1, n1, p2, n2, val,
                 /*atRoot=*/tuple && definitionForm);
+    letsOfPairs();
   }
   fixUnscoped(root);
   return root;
