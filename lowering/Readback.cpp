@@ -626,10 +626,30 @@ private:
       it->second = terms.names.intern((*net.names)[index]);
     return it->second;
   }
+  /// Whether `p` is a port a value comes out of for certain: a number, a
+  /// reference or an eraser, the result of an operator or a switch, or that
+  /// of a definition's call.
+  bool producer(Port p) const {
+    NodeKind k = net.kindAt(p);
+    if (slotOf(p) == 0)
+      return k == NodeKind::Num || k == NodeKind::Ref || k == NodeKind::Era;
+    if (slotOf(p) != 2)
+      return false;
+    if (k == NodeKind::Opr || k == NodeKind::Swi)
+      return true;
+    Port fun = net.enter(portOf(nodeOf(p), 0));
+    return k == NodeKind::Con && slotOf(fun) == 0 && net.kindAt(fun) == NodeKind::Ref;
+  }
   bool isTup(uint32_t node) const {
     Port p = net.enter(portOf(node, 1));
     if (net.kindAt(p) == NodeKind::Era)
       return false;
+    // In a definition, a λ's variable goes where it is used, never to an
+    // operator's or a switch's result: there the node holds that result as
+    // its first element. (A result's net reads as Bend reads it: a λ.)
+    if (definitionForm && slotOf(p) == 2 &&
+        (net.kindAt(p) == NodeKind::Opr || net.kindAt(p) == NodeKind::Swi))
+      return true;
     if (slotOf(p) != 0)
       return p == portOf(node, 1);
     return net.closed[nodeOf(p)];
@@ -661,9 +681,9 @@ private:
   std::vector<OprState> oprStates;      // one per Opr frame on the stack
   std::set<uint32_t> scope;             // linear: DUP and tuple-let nodes to bind, by node index
   llvm::DenseSet<uint32_t> seenFans;    // linear
-  // definitionForm: CON nodes read as a λ or pair, as an application, and
-  // those whose first variable was read. One of the last that is neither
-  // takes a value apart: `let (a, b) = value` (see readNet).
+  // linear: CON nodes read as a λ or pair, as an application, and those
+  // whose first variable was read. One of the last that is neither may take
+  // a value apart: `let (a, b) = value` (see readNet).
   llvm::DenseSet<uint32_t> built, applied;
   std::set<uint32_t> firstBinders;
   llvm::DenseSet<Port> seen;            // linear
@@ -895,23 +915,26 @@ bool Reader::begin(Port p, std::vector<Frame> &stack, TermId &out) {
   case NodeKind::Num: return now(numberTerm(terms, node.data, node.data));
   case NodeKind::Rot: error(ReadbackError::ReachedRoot); return now(terms.leaf(TK::Err));
   case NodeKind::Con:
-    if (slot != 0 && tupleLet(x)) {
-      // Bound where its uses meet, as a DUP's variables are.
+    // Entered at its second port, a node is an application or takes a pair
+    // apart (a λ's second port is its body, which nothing enters); entered
+    // at its first, a λ's variable or a let's: which one shows once the
+    // reading ends (a λ is entered at its principal port too), see readNet.
+    if (slot == 2 && tupleLet(x)) {
       if (seenFans.insert(x).second)
         scope.insert(x);
       return now(terms.named(TK::Var, varName(p)));
     }
     if (slot == 1) {
-      if (definitionForm)
+      if (linear)
         firstBinders.insert(x);
       return now(terms.named(TK::Var, varName(p)));
     }
     if (slot == 2) {
-      if (definitionForm)
+      if (linear)
         applied.insert(x);
       return push(FK::App);
     }
-    if (definitionForm)
+    if (linear)
       built.insert(x);
     if (isTup(x))
       return push(FK::Tup);
@@ -1299,7 +1322,9 @@ TermId Reader::readNet() {
   // definition's source does: read that value from its principal port.
   auto letsOfPairs = [&] {
     for (uint32_t x : firstBinders)
-      if (!built.count(x) && !applied.count(x) && seenFans.insert(x).second)
+      if (!built.count(x) && !applied.count(x) &&
+          (tupleLet(x) || (definitionForm && producer(net.enter(portOf(x, 0))))) &&
+          seenFans.insert(x).second)
         scope.insert(x);
     firstBinders.clear();
   };
