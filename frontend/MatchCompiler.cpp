@@ -341,6 +341,12 @@ Term *MatchCompiler::leaf(Row &row) {
 /// uses none of them: one that is a closed value would otherwise become a
 /// definition of its own, which readback leaves unexpanded where the call's
 /// result is printed.
+/// `a` followed by `b`.
+static std::vector<StringRef> joined(std::vector<StringRef> a, llvm::ArrayRef<StringRef> b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 Term *MatchCompiler::passInto(Term *arm, llvm::ArrayRef<StringRef> passed, SMLoc loc) {
   for (size_t i = passed.size(); i-- > 0;)
     arm = d.lam(passed[i], arm, loc);
@@ -399,8 +405,7 @@ Term *MatchCompiler::ctrColumn(std::vector<StringRef> &args, std::vector<Row> &r
   SMLoc loc = fun->range.begin;
   StringRef arg = args[0];
   std::vector<StringRef> rest(args.begin() + 1, args.end());
-  std::vector<StringRef> passed = with;
-  passed.insert(passed.end(), rest.begin(), rest.end());
+  std::vector<StringRef> passed = joined(with, rest);
   for (Row &r : rows) {
     NPat *p = r.pats[0];
     if (p->kind != NPat::Var && (p->kind != NPat::Ctr || p->ctr->adt != adt)) {
@@ -461,8 +466,7 @@ Term *MatchCompiler::numColumn(std::vector<StringRef> &args, std::vector<Row> &r
   SMLoc loc = fun->range.begin;
   StringRef arg = args[0];
   std::vector<StringRef> rest(args.begin() + 1, args.end());
-  std::vector<StringRef> passed = with;
-  passed.insert(passed.end(), rest.begin(), rest.end());
+  std::vector<StringRef> passed = joined(with, rest);
   std::vector<core::Number> values;
   for (Row &r : rows) {
     NPat *p = r.pats[0];
@@ -510,11 +514,8 @@ Term *MatchCompiler::numColumn(std::vector<StringRef> &args, std::vector<Row> &r
   std::vector<StringRef> preds;
   for (size_t i = 0; i < values.size(); ++i)
     preds.push_back(d.fresh("pred"));
-  if (values.empty()) { // only variables: nothing to test
-    std::vector<StringRef> more = with;
-    more.push_back(arg);
-    return compile(rest, rowsFor(nullptr, d.var(arg, loc)), std::move(more));
-  }
+  if (values.empty()) // only variables: nothing to test
+    return compile(rest, rowsFor(nullptr, d.var(arg, loc)), joined(with, arg));
   uint32_t last = values.back().bits;
   Term *recovered = d.prog.make<core::OprTerm>(loc, core::Op::Add, d.var(preds.back(), loc), u24(last + 1));
   std::vector<Row> defaults = rowsFor(nullptr, recovered);
@@ -523,9 +524,7 @@ Term *MatchCompiler::numColumn(std::vector<StringRef> &args, std::vector<Row> &r
     missing("the default case of a number is not covered");
     t = d.era(loc);
   } else {
-    std::vector<StringRef> more = with;
-    more.push_back(preds.back());
-    t = compile(rest, std::move(defaults), std::move(more));
+    t = compile(rest, std::move(defaults), joined(with, preds.back()));
   }
   // Each switch of the chain passes `with` and the rest on (its default case
   // takes them after its predecessor); the inner ones are in a default case,

@@ -1210,8 +1210,8 @@ void Reader::insertSplit(TermId root, FanKind fan, Pat p1, NameId n1, Pat p2, Na
     return std::nullopt;
   };
   // First pass: count every use; second: find where they all meet.
-  size_t uses = 0;
-  {
+  auto meeting = [&]() -> std::optional<TermId> {
+    size_t uses = 0;
     std::vector<TermId> work{root};
     while (!work.empty()) {
       TermId t = work.back();
@@ -1219,8 +1219,9 @@ void Reader::insertSplit(TermId root, FanKind fan, Pat p1, NameId n1, Pat p2, Na
       uses += isUse(t) ? 1 : 0;
       terms.forEachChild(t, [&](TermId c) { work.push_back(c); });
     }
-  }
-  std::optional<TermId> at = atRoot ? std::optional<TermId>(root) : walk(uses);
+    return walk(uses);
+  };
+  std::optional<TermId> at = atRoot ? std::optional<TermId>(root) : meeting();
   assert(at && "the uses always meet at the root");
   TermId moved = terms.add(terms[*at]);
   TermNode let;
