@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <numeric>
 #include <optional>
 #include <set>
 
@@ -256,6 +257,9 @@ struct INet {
   const std::vector<llvm::StringRef> *names = nullptr;
   /// Whether the tree below each node is closed: no wire leaves it.
   std::vector<bool> closed;
+  /// Whether the tree below each node holds an operator or a switch, which
+  /// take a value in at their principal port rather than make one.
+  std::vector<bool> consumes;
 
   Port enter(Port p) const { return nodes[nodeOf(p)].ports[slotOf(p)]; }
   NodeKind kindAt(Port p) const { return nodes[nodeOf(p)].kind; }
@@ -285,6 +289,7 @@ void computeClosed(INet &net) {
   std::vector<int32_t> tin(n, -1), tout(n, -1), lo(n, INT32_MAX), hi(n, INT32_MIN);
   std::vector<uint32_t> order;
   order.reserve(n);
+  net.consumes.assign(n, false);
   auto childAt = [&](uint32_t x, uint32_t slot) -> uint32_t {
     Port q = net.nodes[x].ports[slot];
     if (slotOf(q) != 0 || nodeOf(q) == 0 || nodeOf(q) == x)
@@ -310,11 +315,14 @@ void computeClosed(INet &net) {
   for (size_t k = order.size(); k-- > 0;) {
     uint32_t y = order[k];
     int32_t last = tin[y], l = INT32_MAX, h = INT32_MIN;
+    NodeKind kind = net.nodes[y].kind;
+    bool feeds = kind == NodeKind::Opr || kind == NodeKind::Swi;
     for (uint32_t slot : {1u, 2u}) {
       Port q = net.nodes[y].ports[slot];
       if (q == portOf(y, slot))
         continue; // a wire with one end: it loops on itself
       if (uint32_t c = childAt(y, slot); c != 0 && tin[c] > tin[y]) {
+        feeds = feeds || net.consumes[c];
         last = std::max(last, tout[c]);
         l = std::min(l, lo[c]);
         h = std::max(h, hi[c]);
@@ -325,6 +333,7 @@ void computeClosed(INet &net) {
       h = std::max(h, other);
     }
     tout[y] = last;
+    net.consumes[y] = feeds;
     lo[y] = l;
     hi[y] = h;
   }
@@ -585,7 +594,7 @@ private:
   struct OprState {
     Port ports[3];
     uint8_t nPorts = 0, next = 0, nArgs = 0, nTypes = 0, nOps = 0;
-    bool flipped = false;
+    bool flipped = false, partial = false;
     bool argIsNum[3] = {};
     uint32_t argVal[3] = {};
     TermId argTerm[3] = {};
@@ -640,7 +649,7 @@ private:
     Port fun = net.enter(portOf(nodeOf(p), 0));
     return k == NodeKind::Con && slotOf(fun) == 0 && net.kindAt(fun) == NodeKind::Ref;
   }
-  bool isTup(uint32_t node) const {
+  bool isTup(uint32_t node, bool followLets = true) const {
     Port p = net.enter(portOf(node, 1));
     if (net.kindAt(p) == NodeKind::Era)
       return false;
@@ -649,6 +658,18 @@ private:
     // its first element. (A result's net reads as Bend reads it: a λ.)
     if (definitionForm && slotOf(p) == 2 &&
         (net.kindAt(p) == NodeKind::Opr || net.kindAt(p) == NodeKind::Swi))
+      return true;
+    // Nor is a tree that feeds an operator or a switch ever a pair's
+    // element: there the λ's variable is read (and perhaps duplicated first)
+    // by a computation whose result is dropped (`λa let * = (& a 0); ...`),
+    // which a pure program may leave out.
+    if (definitionForm && slotOf(p) == 0 && net.consumes[nodeOf(p)])
+      return false;
+    // Two first ports joined are a variable's binder and its use: where the
+    // other node was read as a λ, or takes a pair apart, this one holds that
+    // variable as an element.
+    if (definitionForm && slotOf(p) == 1 && net.kindAt(p) == NodeKind::Con &&
+        (lambdas.count(nodeOf(p)) || (followLets && tupleLet(nodeOf(p)))))
       return true;
     if (slotOf(p) != 0)
       return p == portOf(node, 1);
@@ -659,7 +680,8 @@ private:
   /// it stays an application.
   bool tupleLet(uint32_t node) const {
     Port other = net.enter(portOf(node, 0));
-    return linear && slotOf(other) == 0 && net.kindAt(other) == NodeKind::Con && isTup(nodeOf(other));
+    return linear && slotOf(other) == 0 && net.kindAt(other) == NodeKind::Con &&
+           isTup(nodeOf(other), /*followLets=*/false);
   }
   void insertSplit(TermId root, FanKind fan, Pat p1, NameId n1, Pat p2, NameId n2, TermId val,
                    bool atRoot);
@@ -685,6 +707,7 @@ private:
   // whose first variable was read. One of the last that is neither may take
   // a value apart: `let (a, b) = value` (see readNet).
   llvm::DenseSet<uint32_t> built, applied;
+  llvm::DenseSet<uint32_t> lambdas;     // linear: CON nodes read as a λ
   std::set<uint32_t> firstBinders;
   llvm::DenseSet<Port> seen;            // linear
   // A port read again inside its own reading, with the same DUP path, means
@@ -940,6 +963,8 @@ bool Reader::begin(Port p, std::vector<Frame> &stack, TermId &out) {
       return push(FK::Tup);
     {
       auto [pat, name] = declName(portOf(x, 1));
+      if (linear)
+        lambdas.insert(x);
       push(FK::Lam);
       stack.back().pat = pat;
       stack.back().aux = name;
@@ -1064,6 +1089,7 @@ Reader::Action Reader::stepOpr(std::vector<Frame> &stack, TermId in) {
       // One node, a partially applied operator `[op n]` on its principal
       // port or (operands flipped) on its operand port.
       s.flipped = isPartial(p1);
+      s.partial = true;
       s.ports[0] = p0;
       s.ports[1] = p1;
       s.nPorts = 2;
@@ -1109,6 +1135,12 @@ Reader::Action Reader::stepOpr(std::vector<Frame> &stack, TermId in) {
   return finish(stack, t);
 }
 
+bool commutes(core::Op op) {
+  using core::Op;
+  return op == Op::Add || op == Op::Mul || op == Op::Eq || op == Op::Ne || op == Op::And ||
+         op == Op::Or || op == Op::Xor;
+}
+
 TermId Reader::oprTerm(const OprState &s) {
   if (s.nTypes > 1 || s.nArgs != 2 || s.nOps != 1)
     return terms.leaf(TK::Err);
@@ -1121,6 +1153,11 @@ TermId Reader::oprTerm(const OprState &s) {
   std::optional<core::Op> op = bendOp(s.ops[0], typ);
   if (!op)
     return terms.leaf(TK::Err);
+  // Bend compiles `x + 1` to `[+1]` on x, unflipped, as the operator
+  // commutes: in a definition's source the number was on the right.
+  if (definitionForm && s.partial && commutes(*op) && terms[args[0]].kind == TK::Num &&
+      terms[args[1]].kind != TK::Num)
+    std::swap(args[0], args[1]);
   return terms.pair(TK::Oper, uint8_t(*op), args[0], args[1]);
 }
 
@@ -1221,7 +1258,28 @@ void Reader::insertSplit(TermId root, FanKind fan, Pat p1, NameId n1, Pat p2, Na
     }
     return walk(uses);
   };
-  std::optional<TermId> at = atRoot ? std::optional<TermId>(root) : meeting();
+  // A definition's `let {a b} = x;` comes first under the binder of `x`,
+  // where Bend's linearization put it in the source it prints.
+  auto underBinder = [&]() -> std::optional<TermId> {
+    if (!definitionForm || fan != FanKind::Dup || terms[val].kind != TK::Var)
+      return std::nullopt;
+    NameId x = terms[val].name1;
+    std::vector<TermId> work{root};
+    while (!work.empty()) {
+      TermId t = work.back();
+      work.pop_back();
+      const TermNode &n = terms[t];
+      if (n.kind == TK::Lam && n.pat1 == Pat::Var && n.name1 == x)
+        return n.a;
+      if (n.kind == TK::Let && ((n.pat1 == Pat::Var && n.name1 == x) || (n.pat2 == Pat::Var && n.name2 == x)))
+        return n.b;
+      terms.forEachChild(t, [&](TermId c) { work.push_back(c); });
+    }
+    return std::nullopt;
+  };
+  std::optional<TermId> at = atRoot ? std::optional<TermId>(root) : underBinder();
+  if (!at)
+    at = meeting();
   assert(at && "the uses always meet at the root");
   TermId moved = terms.add(terms[*at]);
   TermNode let;
@@ -1316,6 +1374,45 @@ void Reader::fixUnscoped(TermId root) {
   }
 }
 
+/// An order for `n` items in which one that uses a name comes before the one
+/// that binds it, and which otherwise keeps theirs (as it does for items in a
+/// cycle, which a term never has).
+template <typename Uses, typename Binds>
+std::vector<size_t> splitOrder(size_t n, Uses &&usesOf, Binds &&bindsOf) {
+  llvm::DenseMap<NameId, size_t> binder;
+  for (size_t i = 0; i < n; ++i)
+    bindsOf(i, [&](NameId name) { binder[name] = i; });
+  std::vector<llvm::SmallVector<size_t, 2>> waiting(n); // items that wait for each
+  std::vector<size_t> waits(n, 0);
+  for (size_t i = 0; i < n; ++i)
+    usesOf(i, [&](NameId name) {
+      auto it = binder.find(name);
+      if (it != binder.end() && it->second != i) {
+        waiting[i].push_back(it->second);
+        ++waits[it->second];
+      }
+    });
+  std::set<size_t> ready;
+  for (size_t i = 0; i < n; ++i)
+    if (waits[i] == 0)
+      ready.insert(i);
+  std::vector<size_t> order;
+  std::vector<bool> placed(n, false);
+  while (!ready.empty()) {
+    size_t i = *ready.begin();
+    ready.erase(ready.begin());
+    order.push_back(i);
+    placed[i] = true;
+    for (size_t j : waiting[i])
+      if (--waits[j] == 0)
+        ready.insert(j);
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (!placed[i])
+      order.push_back(i);
+  return order;
+}
+
 TermId Reader::readNet() {
   TermId root = read(net.enter(RootPort));
   // A CON whose first variable was read but which nothing read as a λ, a pair
@@ -1330,6 +1427,14 @@ TermId Reader::readNet() {
     firstBinders.clear();
   };
   letsOfPairs();
+  struct Split {
+    FanKind fan;
+    Pat p1, p2;
+    NameId n1, n2;
+    TermId val;
+    bool atRoot;
+  };
+  std::vector<Split> splits;
   while (!scope.empty()) {
     uint32_t x = *scope.begin();
     scope.erase(scope.begin());
@@ -1339,9 +1444,35 @@ TermId Reader::readNet() {
     bool tuple = net.nodes[x].kind == NodeKind::Con;
     // A definition's `let (a, b) = pair;` comes first in its body, where its
     // source has it (Bend prints a generated definition from its source).
-    insertSplit(root, tuple ? FanKind::Tup : FanKind::Dup, p1, n1, p2, n2, val,
-                /*atRoot=*/tuple && definitionForm);
+    splits.push_back({tuple ? FanKind::Tup : FanKind::Dup, p1, p2, n1, n2, val,
+                      /*atRoot=*/tuple && definitionForm});
     letsOfPairs();
+  }
+  // A split goes where the uses of its names meet, so in a definition one
+  // whose value reads a name that another binds (`let {c d} = b;` after
+  // `let {a b} = x;`) goes in first: the other's place then takes that use
+  // into account. (A result keeps Bend's order, unscoped names and all.)
+  std::vector<size_t> order(splits.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  if (definitionForm)
+    order = splitOrder(splits.size(), [&](size_t i, auto &&use) {
+         std::vector<TermId> work{splits[i].val};
+         while (!work.empty()) {
+           TermId t = work.back();
+           work.pop_back();
+           if (terms[t].kind == TK::Var)
+             use(terms[t].name1);
+           terms.forEachChild(t, [&](TermId c) { work.push_back(c); });
+         }
+       }, [&](size_t i, auto &&bind) {
+         if (splits[i].p1 == Pat::Var)
+           bind(splits[i].n1);
+         if (splits[i].p2 == Pat::Var)
+           bind(splits[i].n2);
+       });
+  for (size_t i : order) {
+    const Split &sp = splits[i];
+    insertSplit(root, sp.fan, sp.p1, sp.n1, sp.p2, sp.n2, sp.val, sp.atRoot);
   }
   fixUnscoped(root);
   return root;
