@@ -683,8 +683,10 @@ private:
     return linear && slotOf(other) == 0 && net.kindAt(other) == NodeKind::Con &&
            isTup(nodeOf(other), /*followLets=*/false);
   }
-  void insertSplit(TermId root, FanKind fan, Pat p1, NameId n1, Pat p2, NameId n2, TermId val,
-                   bool atRoot);
+  bool erasedFirst(uint32_t node) const {
+    return net.kindAt(net.enter(portOf(node, 1))) == NodeKind::Era;
+  }
+  void insertSplit(TermId root, FanKind fan, Pat p1, NameId n1, Pat p2, NameId n2, TermId val);
   void fixUnscoped(TermId root);
 
   const INet &net;
@@ -753,11 +755,15 @@ public:
     while (!work.empty()) {
       TermId t = work.back();
       work.pop_back();
-      if (terms[t].kind == TK::Ref) {
-        if (std::optional<TermId> body = bodyFor(terms[t].name1)) {
-          TermId copy = terms.clone(*body);
-          terms[t] = terms[copy];
-        }
+      // A definition whose body is a reference (bendc compiles `λa (f a)`
+      // to `f`) expands to that one's body in turn; a recursive one is never
+      // expanded, so this ends.
+      while (terms[t].kind == TK::Ref) {
+        std::optional<TermId> body = bodyFor(terms[t].name1);
+        if (!body)
+          break;
+        TermId copy = terms.clone(*body);
+        terms[t] = terms[copy];
       }
       terms.forEachChild(t, [&](TermId c) { work.push_back(c); });
     }
@@ -942,7 +948,10 @@ bool Reader::begin(Port p, std::vector<Frame> &stack, TermId &out) {
     // apart (a λ's second port is its body, which nothing enters); entered
     // at its first, a λ's variable or a let's: which one shows once the
     // reading ends (a λ is entered at its principal port too), see readNet.
-    if (slot == 2 && tupleLet(x)) {
+    // In a definition, one whose first element is dropped and whose value
+    // is computed takes that value apart too: `let (*, a) = switch ...;`.
+    if (slot == 2 && (tupleLet(x) || (definitionForm && erasedFirst(x) &&
+                                      producer(net.enter(portOf(x, 0)))))) {
       if (seenFans.insert(x).second)
         scope.insert(x);
       return now(terms.named(TK::Var, varName(p)));
@@ -1212,7 +1221,7 @@ Reader::Action Reader::stepSwi(std::vector<Frame> &stack, TermId in) {
 /// holding every use of the two names (the first, in post-order, whose uses
 /// reach the total), or around the whole term.
 void Reader::insertSplit(TermId root, FanKind fan, Pat p1, NameId n1, Pat p2, NameId n2,
-                         TermId val, bool atRoot) {
+                         TermId val) {
   auto isUse = [&](TermId t) {
     const TermNode &n = terms[t];
     return n.kind == TK::Var && ((p1 == Pat::Var && n.name1 == n1) || (p2 == Pat::Var && n.name1 == n2));
@@ -1277,10 +1286,40 @@ void Reader::insertSplit(TermId root, FanKind fan, Pat p1, NameId n1, Pat p2, Na
     }
     return std::nullopt;
   };
-  std::optional<TermId> at = atRoot ? std::optional<TermId>(root) : underBinder();
+  // Elsewhere in a definition, a split comes first in the body, case or
+  // let around the place where its uses meet, where its source has it, not
+  // inside an operand: up through operations, applications, pairs, a let's
+  // value and a switch's scrutinee, never past a binder.
+  auto statementAbove = [&](TermId meet) -> TermId {
+    if (!definitionForm)
+      return meet;
+    llvm::DenseMap<TermId, TermId> parent;
+    std::vector<TermId> work{root};
+    while (!work.empty() && !parent.count(meet) && meet != root) {
+      TermId t = work.back();
+      work.pop_back();
+      terms.forEachChild(t, [&](TermId c) {
+        parent[c] = t;
+        work.push_back(c);
+      });
+    }
+    TermId t = meet;
+    while (t != root) {
+      TermId up = parent.lookup(t);
+      const TermNode &n = terms[up];
+      bool statement = n.kind == TK::Lam || (n.kind == TK::Let && n.b == t) ||
+                       (n.kind == TK::Swt && n.a != t);
+      if (statement)
+        break;
+      t = up;
+    }
+    return t;
+  };
+  std::optional<TermId> at = underBinder();
   if (!at)
     at = meeting();
   assert(at && "the uses always meet at the root");
+  at = statementAbove(*at);
   TermId moved = terms.add(terms[*at]);
   TermNode let;
   let.kind = TK::Let;
@@ -1432,7 +1471,6 @@ TermId Reader::readNet() {
     Pat p1, p2;
     NameId n1, n2;
     TermId val;
-    bool atRoot;
   };
   std::vector<Split> splits;
   while (!scope.empty()) {
@@ -1442,10 +1480,7 @@ TermId Reader::readNet() {
     auto [p1, n1] = declName(portOf(x, 1));
     auto [p2, n2] = declName(portOf(x, 2));
     bool tuple = net.nodes[x].kind == NodeKind::Con;
-    // A definition's `let (a, b) = pair;` comes first in its body, where its
-    // source has it (Bend prints a generated definition from its source).
-    splits.push_back({tuple ? FanKind::Tup : FanKind::Dup, p1, p2, n1, n2, val,
-                      /*atRoot=*/tuple && definitionForm});
+    splits.push_back({tuple ? FanKind::Tup : FanKind::Dup, p1, p2, n1, n2, val});
     letsOfPairs();
   }
   // A split goes where the uses of its names meet, so in a definition one
@@ -1472,7 +1507,7 @@ TermId Reader::readNet() {
        });
   for (size_t i : order) {
     const Split &sp = splits[i];
-    insertSplit(root, sp.fan, sp.p1, sp.n1, sp.p2, sp.n2, sp.val, sp.atRoot);
+    insertSplit(root, sp.fan, sp.p1, sp.n1, sp.p2, sp.n2, sp.val);
   }
   fixUnscoped(root);
   return root;
