@@ -1151,7 +1151,12 @@ bool commutes(core::Op op) {
 }
 
 TermId Reader::oprTerm(const OprState &s) {
-  if (s.nTypes > 1 || s.nArgs != 2 || s.nOps != 1)
+  // Bend reads two typed numbers as an error: its compiler never applies an
+  // operator to two literals. bendc's may, once the lets around them are
+  // gone (`(* (let * = []; 0) (let * = (1, 2); 3))`); in a definition, two
+  // numbers of one type read as that operation.
+  bool sameTypes = definitionForm && s.nTypes == 2 && s.types[0] == s.types[1];
+  if ((s.nTypes > 1 && !sameTypes) || s.nArgs != 2 || s.nOps != 1)
     return terms.leaf(TK::Err);
   uint32_t typ = s.nTypes == 1 ? s.types[0] : num::TyU24;
   TermId args[2];
