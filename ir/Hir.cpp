@@ -47,7 +47,14 @@ const Function *Module::find(llvm::StringRef name) const {
 }
 
 Function *Module::targetById(const Inst &ref) {
-  uint32_t id = ref.numb;
+  Function *f = withId(ref.numb);
+  return f && f->name == ref.ref ? f : nullptr;
+}
+const Function *Module::targetById(const Inst &ref) const {
+  return const_cast<Module *>(this)->targetById(ref);
+}
+
+Function *Module::withId(uint32_t id) {
   if (id == NoFunction)
     return nullptr;
   auto byId = [&]() -> Function * {
@@ -72,11 +79,9 @@ Function *Module::targetById(const Inst &ref) {
     positionsAt = functions.data();
     f = byId();
   }
-  return f && f->name == ref.ref ? f : nullptr;
+  return f;
 }
-const Function *Module::targetById(const Inst &ref) const {
-  return const_cast<Module *>(this)->targetById(ref);
-}
+const Function *Module::withId(uint32_t id) const { return const_cast<Module *>(this)->withId(id); }
 
 Function *Module::target(const Inst &ref) {
   if (Function *f = targetById(ref))
@@ -191,8 +196,7 @@ void printModule(llvm::raw_ostream &os, const Module &module, bool withBuiltins)
 
 // ------------------------------------------------------------- verification
 
-std::vector<std::string> verify(const Module &module) {
-  std::vector<std::string> problems;
+void verifyNames(const Module &module, std::vector<std::string> &problems) {
   llvm::StringSet<> names;
   llvm::DenseMap<uint32_t, const Function *> byId;
   for (const Function &fn : module.functions) {
@@ -202,118 +206,130 @@ std::vector<std::string> verify(const Module &module) {
       problems.push_back("functions @" + byId[fn.id]->name.str() + " and @" + fn.name.str() +
                          " have the same id " + std::to_string(fn.id));
   }
-  auto known = [&](llvm::StringRef name) {
-    return names.contains(name) || module.netReferences.count(name) != 0;
-  };
+}
 
-  for (const Function &cfn : module.functions) {
-    Function &fn = const_cast<Function &>(cfn); // the walkers take mutable blocks
-    std::string where = " in @" + fn.name.str();
-    auto wireText = [&](WireId w) -> std::string {
-      if (w >= fn.wireCount())
-        return "%?";
-      return (llvm::Twine("%") + fn.wires[w].name + "." + llvm::Twine(w)).str();
-    };
-    std::vector<unsigned> defs(fn.wireCount(), 0), uses(fn.wireCount(), 0);
-    auto define = [&](WireId w) {
-      if (w >= fn.wireCount()) {
-        problems.push_back("an undeclared wire is defined" + where);
-        return;
-      }
-      ++defs[w];
-    };
-    auto use = [&](WireId w) {
-      if (w >= fn.wireCount()) {
-        problems.push_back("an undeclared wire is used" + where);
-        return;
-      }
-      ++uses[w];
-    };
-    if (!fn.body.params.empty())
-      problems.push_back("the body block of a function takes no params" + where);
-    forEachBlock(fn.body, [&](Block &b) {
-      for (WireId p : b.params)
-        define(p);
-      use(b.result);
-      for (Inst &i : b.insts) {
-        // Made only for a message: verifying runs after every pass in tests.
-        auto what = [&] { return (llvm::Twine("'") + mnemonic(i.kind) + "'" + where).str(); };
-        if (i.outs.size() != outCount(i.kind))
-          problems.push_back(what() + " defines " + std::to_string(i.outs.size()) + " wires");
-        if (inCount(i.kind) >= 0 ? i.ins.size() != size_t(inCount(i.kind)) : i.ins.empty())
-          problems.push_back(what() + " uses " + std::to_string(i.ins.size()) + " wires");
-        if (blockCount(i.kind) >= 0 ? i.blocks.size() != size_t(blockCount(i.kind)) : i.blocks.empty()) {
-          problems.push_back(what() + " has " + std::to_string(i.blocks.size()) + " blocks");
-          continue;
-        }
-        for (WireId w : i.outs)
-          define(w);
-        for (WireId w : i.ins)
-          use(w);
-        if (i.kind == InstKind::Ref && !known(i.ref))
-          problems.push_back("reference to unknown function @" + i.ref.str() + where);
-        // An id that names another function is one a pass forgot to change.
-        if (i.kind == InstKind::Ref && i.numb != NoFunction)
-          if (auto it = byId.find(i.numb); it != byId.end() && it->second->name != i.ref)
-            problems.push_back("reference to @" + i.ref.str() + " holds the id of @" +
-                               it->second->name.str() + where);
-        if (i.kind == InstKind::Lam && i.blocks[0]->params.size() != 1)
-          problems.push_back("a λ body takes exactly one param" + where);
-        if (i.kind == InstKind::Match && module.invariants.matchesExpanded)
-          problems.push_back("a match is left after matches were expanded" + where);
-        if (i.kind == InstKind::Match)
-          for (auto &arm : i.blocks)
-            if (arm->params.size() < i.ins.size() - 1)
-              problems.push_back("a match arm takes fewer params than the match passes" + where);
-        if (i.kind == InstKind::Swi) {
-          size_t args = i.ins.size() - 1;
-          const Block &zero = *i.blocks[0], &succ = *i.blocks[1];
-          // (A successor case may also be a value taking nothing: `_: *`.)
-          bool succValue = args == 0 && succ.params.empty();
-          if (zero.params.size() != args || (succ.params.size() != args + 1 && !succValue))
-            problems.push_back("switch arms must take its " + std::to_string(args) +
-                               " arguments (the successor arm the predecessor first)" + where);
-        }
-      }
-    });
-    for (WireId w = 0; w < fn.wireCount(); ++w) {
-      if (defs[w] == 0 && uses[w] == 0)
-        continue; // retired: what used it moved to another function
-      if (defs[w] != 1)
-        problems.push_back("wire " + wireText(w) + " is defined " + std::to_string(defs[w]) +
-                           " times" + where);
-      else if (module.invariants.linear && uses[w] != 1)
-        problems.push_back("wire " + wireText(w) + " is used " + std::to_string(uses[w]) +
-                           " times in a linear function" + where);
-    }
-    if (!module.invariants.matchesLinearized)
-      continue;
-    // Arms receive exactly their live inputs: nothing scoped comes from outside.
-    forEachInst(fn.body, [&](Inst &i) {
-      if (i.kind != InstKind::Swi && i.kind != InstKind::Match)
-        return;
-      for (auto &arm : i.blocks) {
-        llvm::DenseSet<WireId> inside;
-        forEachBlock(*arm, [&](Block &b) {
-          inside.insert(b.params.begin(), b.params.end());
-          for (Inst &k : b.insts)
-            inside.insert(k.outs.begin(), k.outs.end());
-        });
-        auto check = [&](WireId w) {
-          if (w < fn.wireCount() && !fn.wires[w].unscoped && !inside.contains(w))
-            problems.push_back("switch arm uses " + wireText(w) +
-                               " from outside instead of taking it as a param" + where);
-        };
-        forEachBlock(*arm, [&](Block &b) {
-          check(b.result);
-          for (Inst &k : b.insts)
-            for (WireId w : k.ins)
-              check(w);
-        });
-      }
-    });
-  }
+std::optional<std::string> checkRef(const Module &module, const Inst &ref,
+                                    llvm::function_ref<bool(llvm::StringRef)> more) {
+  // An id that names another function is one a pass forgot to change.
+  if (const Function *f = module.withId(ref.numb); f && f->name != ref.ref)
+    return "reference to @" + ref.ref.str() + " holds the id of @" + f->name.str();
+  if (module.netReferences.count(ref.ref) || module.find(ref.ref) || (more && more(ref.ref)))
+    return std::nullopt;
+  return "reference to unknown function @" + ref.ref.str();
+}
+
+std::vector<std::string> verify(const Module &module) {
+  std::vector<std::string> problems;
+  verifyNames(module, problems);
+  auto refs = [&](const Inst &ref) { return checkRef(module, ref); };
+  for (const Function &fn : module.functions)
+    verifyFunction(fn, module.invariants, refs, problems);
   return problems;
+}
+
+void verifyFunction(const Function &cfn, const Invariants &invariants, RefCheck refs,
+                    std::vector<std::string> &problems) {
+  Function &fn = const_cast<Function &>(cfn); // the walkers take mutable blocks
+  std::string where = " in @" + fn.name.str();
+  auto wireText = [&](WireId w) -> std::string {
+    if (w >= fn.wireCount())
+      return "%?";
+    return (llvm::Twine("%") + fn.wires[w].name + "." + llvm::Twine(w)).str();
+  };
+  std::vector<unsigned> defs(fn.wireCount(), 0), uses(fn.wireCount(), 0);
+  auto define = [&](WireId w) {
+    if (w >= fn.wireCount()) {
+      problems.push_back("an undeclared wire is defined" + where);
+      return;
+    }
+    ++defs[w];
+  };
+  auto use = [&](WireId w) {
+    if (w >= fn.wireCount()) {
+      problems.push_back("an undeclared wire is used" + where);
+      return;
+    }
+    ++uses[w];
+  };
+  if (!fn.body.params.empty())
+    problems.push_back("the body block of a function takes no params" + where);
+  forEachBlock(fn.body, [&](Block &b) {
+    for (WireId p : b.params)
+      define(p);
+    use(b.result);
+    for (Inst &i : b.insts) {
+      // Made only for a message: verifying runs after every pass in tests.
+      auto what = [&] { return (llvm::Twine("'") + mnemonic(i.kind) + "'" + where).str(); };
+      if (i.outs.size() != outCount(i.kind))
+        problems.push_back(what() + " defines " + std::to_string(i.outs.size()) + " wires");
+      if (inCount(i.kind) >= 0 ? i.ins.size() != size_t(inCount(i.kind)) : i.ins.empty())
+        problems.push_back(what() + " uses " + std::to_string(i.ins.size()) + " wires");
+      if (blockCount(i.kind) >= 0 ? i.blocks.size() != size_t(blockCount(i.kind)) : i.blocks.empty()) {
+        problems.push_back(what() + " has " + std::to_string(i.blocks.size()) + " blocks");
+        continue;
+      }
+      for (WireId w : i.outs)
+        define(w);
+      for (WireId w : i.ins)
+        use(w);
+      if (i.kind == InstKind::Ref)
+        if (std::optional<std::string> wrong = refs(i))
+          problems.push_back(*wrong + where);
+      if (i.kind == InstKind::Lam && i.blocks[0]->params.size() != 1)
+        problems.push_back("a λ body takes exactly one param" + where);
+      if (i.kind == InstKind::Match && invariants.matchesExpanded)
+        problems.push_back("a match is left after matches were expanded" + where);
+      if (i.kind == InstKind::Match)
+        for (auto &arm : i.blocks)
+          if (arm->params.size() < i.ins.size() - 1)
+            problems.push_back("a match arm takes fewer params than the match passes" + where);
+      if (i.kind == InstKind::Swi) {
+        size_t args = i.ins.size() - 1;
+        const Block &zero = *i.blocks[0], &succ = *i.blocks[1];
+        // (A successor case may also be a value taking nothing: `_: *`.)
+        bool succValue = args == 0 && succ.params.empty();
+        if (zero.params.size() != args || (succ.params.size() != args + 1 && !succValue))
+          problems.push_back("switch arms must take its " + std::to_string(args) +
+                             " arguments (the successor arm the predecessor first)" + where);
+      }
+    }
+  });
+  for (WireId w = 0; w < fn.wireCount(); ++w) {
+    if (defs[w] == 0 && uses[w] == 0)
+      continue; // retired: what used it moved to another function
+    if (defs[w] != 1)
+      problems.push_back("wire " + wireText(w) + " is defined " + std::to_string(defs[w]) +
+                         " times" + where);
+    else if (invariants.linear && uses[w] != 1)
+      problems.push_back("wire " + wireText(w) + " is used " + std::to_string(uses[w]) +
+                         " times in a linear function" + where);
+  }
+  if (!invariants.matchesLinearized)
+    return;
+  // Arms receive exactly their live inputs: nothing scoped comes from outside.
+  forEachInst(fn.body, [&](Inst &i) {
+    if (i.kind != InstKind::Swi && i.kind != InstKind::Match)
+      return;
+    for (auto &arm : i.blocks) {
+      llvm::DenseSet<WireId> inside;
+      forEachBlock(*arm, [&](Block &b) {
+        inside.insert(b.params.begin(), b.params.end());
+        for (Inst &k : b.insts)
+          inside.insert(k.outs.begin(), k.outs.end());
+      });
+      auto check = [&](WireId w) {
+        if (w < fn.wireCount() && !fn.wires[w].unscoped && !inside.contains(w))
+          problems.push_back("switch arm uses " + wireText(w) +
+                             " from outside instead of taking it as a param" + where);
+      };
+      forEachBlock(*arm, [&](Block &b) {
+        check(b.result);
+        for (Inst &k : b.insts)
+          for (WireId w : k.ins)
+            check(w);
+      });
+    }
+  });
 }
 
 } // namespace bendc::hir

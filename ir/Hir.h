@@ -35,6 +35,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -194,6 +195,9 @@ struct Module {
   /// reference's name (the caller may then look by name).
   Function *targetById(const Inst &ref);
   const Function *targetById(const Inst &ref) const;
+  /// The function whose id is `id`, whatever its name; null if none.
+  Function *withId(uint32_t id);
+  const Function *withId(uint32_t id) const;
   /// An id for a function a pass makes (Function::id).
   uint32_t newFunctionId() { return nextFunctionId++; }
 
@@ -258,5 +262,27 @@ void printModule(llvm::raw_ostream &os, const Module &module, bool withBuiltins 
 /// inputs as params. Returns the problems found, one message each; empty when
 /// the module is well formed.
 std::vector<std::string> verify(const Module &module);
+
+/// What a reference instruction names, for verifying one function: a
+/// message when the reference is wrong (it names no function or net
+/// definition, or holds the id of another function), else nothing.
+using RefCheck = llvm::function_ref<std::optional<std::string>(const Inst &ref)>;
+
+/// The checks `verify` makes of each function, for `fn` alone, against
+/// `invariants`; a pipeline that takes the module function by function runs
+/// it after each pass on the functions that pass changed. Appends to
+/// `problems`.
+void verifyFunction(const Function &fn, const Invariants &invariants, RefCheck refs,
+                    std::vector<std::string> &problems);
+
+/// The checks `verify` makes of the module as a whole: no two functions
+/// with the same name or id.
+void verifyNames(const Module &module, std::vector<std::string> &problems);
+
+/// A RefCheck for the module's own functions and net definitions; `more`
+/// may know of others (functions a pass made that have not joined the
+/// module yet).
+std::optional<std::string> checkRef(const Module &module, const Inst &ref,
+                                    llvm::function_ref<bool(llvm::StringRef)> more = nullptr);
 
 } // namespace bendc::hir

@@ -6,6 +6,7 @@
 
 #include "ir/Hir.h"
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -49,6 +50,10 @@ public:
   void run(Function &fn);
   /// Linearizes the functions not done yet; the module is then linear.
   void finish();
+  MatchLinearization matchLinearization() const { return level; }
+  /// When set, called on the function after each of the three passes, with
+  /// the pass's name and what the function then meets (to verify it).
+  std::function<void(Function &, const char *pass, const Invariants &)> afterPass;
 
 private:
   struct State;

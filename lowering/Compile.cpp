@@ -10,6 +10,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace bendc::lowering {
 
@@ -121,10 +122,17 @@ void addNetDefinitions(const net::Book &nets, const hir::Module &module, net::Bo
 /// main returns and what was floated out of that (see functionsMainExpands).
 class FunctionByFunction : public hir::FloatListener {
 public:
+  /// Verifies a function after a pass (null: no verifying).
+  using Verify = std::function<void(hir::Function &, const char *pass, const hir::Invariants &)>;
+
   FunctionByFunction(const core::Program &program, hir::Module &module, HirBuilder &builder,
-                     hir::FunctionLinearizer &linearizer, NetLowering &lowering)
+                     hir::FunctionLinearizer &linearizer, NetLowering &lowering, Verify verify)
       : program(program), module(module), builder(builder), linearizer(linearizer),
-        lowering(lowering), translated(module.functions.size(), false) {}
+        lowering(lowering), verify(std::move(verify)), translated(module.functions.size(), false) {
+    linear.matchesLinearized = linearizer.matchLinearization() == hir::MatchLinearization::Enabled;
+    linear.matchesExpanded = true;
+    linear.linear = true;
+  }
 
   /// Decides what stays: `references` gives the functions each definition
   /// refers to, by function id, as the module was made (before pruning);
@@ -179,17 +187,24 @@ public:
     size_t k = placeOf(fn);
     if (k < translated.size() && !translated[k]) {
       translated[k] = true;
-      failed |= !builder.translate(fn);
+      bool ok = builder.translate(fn);
+      failed |= !ok;
+      if (ok && verify)
+        verify(fn, "core-to-hir", hir::Invariants());
     }
     linearizer.run(fn);
   }
   void done(size_t position) override {
+    if (verify)
+      verify(module.functions[position], "float-combinators", linear);
     lowering.lowerAt(position);
     lastDone = position;
     doneFlag[position] = true;
     settle(position);
   }
   void made(hir::Function &fn) override {
+    if (verify)
+      verify(fn, "float-combinators", linear);
     lowering.lowerNew(fn);
     if (planned && !keep[lastDone])
       release(fn);
@@ -247,6 +262,8 @@ private:
   HirBuilder &builder;
   hir::FunctionLinearizer &linearizer;
   NetLowering &lowering;
+  Verify verify;
+  hir::Invariants linear; // what a linearized function meets
   // By place in the module.
   std::vector<bool> translated;
   std::vector<bool> keep;       // main, what expanding main inlines, or all
@@ -269,9 +286,9 @@ public:
   void run() {
     // Translating, linearizing, floating and lowering go function by
     // function, each function through all four while its instructions are
-    // in cache (merging would still change the floated functions;
-    // verifying looks at the module between the passes).
-    bool byFunction = options.floatCombinators && !options.merge && !options.verifyEachPass;
+    // in cache (merging would still change the floated functions, and
+    // without floating nothing drives the others).
+    bool byFunction = options.floatCombinators && !options.merge;
     HirBuilder builder(program, diags);
     size_t coreTerms = 0;
     if (byFunction) {
@@ -294,33 +311,41 @@ public:
     for (const core::HvmDefinition &h : program.hvmDefs)
       if (!h.builtin)
         m.userNetDefinitions.push_back(m.save(h.name));
-    if (!check("core-to-hir"))
+    // Function by function, the bodies come with the passes below.
+    if (!check("core-to-hir", /*bodies=*/!byFunction))
       return;
     // Unreachable definitions go first: the prelude is large, and what main
     // never reaches need not be compiled at all.
-    if (!pass("prune", [&] {
+    if (!pass("prune", /*bodies=*/!byFunction, [&] {
           hir::pruneDefinitions(m, /*keepUserDefinitions=*/!options.prune, &references);
         }))
       return;
-    if (options.verifyEachPass) {
-      if (!pass("linearize-matches", [&] { hir::linearizeMatches(m, options.linearizeMatches); }) ||
-          !pass("expand-matches", [&] { hir::expandMatches(m); }) ||
-          !pass("linearize-variables", [&] { hir::linearizeVariables(m); }))
+    hir::FunctionLinearizer linearizer(m, options.linearizeMatches);
+    if (options.verifyEachPass)
+      linearizer.afterPass = [&](hir::Function &fn, const char *name, const hir::Invariants &inv) {
+        verifyOne(fn, name, inv);
+      };
+    if (!byFunction) {
+      {
+        PhaseTimer timer("linearize", "linearize (matches, expand matches, variables)");
+        linearizer.finish();
+      }
+      if (!resolvePendingReferences())
         return;
-    } else if (!byFunction && !pass("linearize (matches, expand matches, variables)", [&] {
-                 hir::linearizeEachFunction(m, options.linearizeMatches);
-               })) {
-      return;
     }
     NetOptions netOptions;
     netOptions.eta = options.eta;
     netOptions.entryName = options.entryName;
     result.net.entry = options.entryName;
     if (byFunction) {
-      hir::FunctionLinearizer linearizer(m, options.linearizeMatches);
       // A linearized function has about one wire per Core term.
       NetLowering lowering(m, netOptions, result.net, diags, coreTerms);
-      FunctionByFunction stages(program, m, builder, linearizer, lowering);
+      FunctionByFunction::Verify verify;
+      if (options.verifyEachPass)
+        verify = [&](hir::Function &fn, const char *name, const hir::Invariants &inv) {
+          verifyOne(fn, name, inv);
+        };
+      FunctionByFunction stages(program, m, builder, linearizer, lowering, verify);
       {
         PhaseTimer timer("by-function",
                          "Core to HIR, linearize, float-combinators and HIR to nets, by function");
@@ -328,9 +353,17 @@ public:
         hir::floatCombinators(m, &stages);
         stages.finish();
       }
-      if (stages.failed)
+      if (stages.failed || !resolvePendingReferences())
         return;
-      if (!pass("expand-main", [&] { hir::expandMain(m); }))
+      // Expanding main changes only the entry point.
+      {
+        PhaseTimer timer("expand-main", "expand-main");
+        hir::expandMain(m);
+      }
+      if (options.verifyEachPass)
+        if (hir::Function *entry = m.find(m.entry))
+          verifyOne(*entry, "expand-main", m.invariants);
+      if (!result.internalErrors.empty())
         return;
       PhaseTimer timer("hir-to-net", "HIR to nets");
       if (!lowering.finish())
@@ -386,26 +419,67 @@ private:
     return lowering::checkBook(result.net, checks, diags);
   }
 
-  /// Runs one HIR pass, timed, and verifies the module after it.
-  template <typename Fn> bool pass(const char *name, Fn &&fn) {
+  /// Runs one HIR pass on the whole module, timed, and verifies the module
+  /// after it (`bodies`: the functions have their instructions yet).
+  template <typename Fn> bool pass(const char *name, Fn &&fn) { return pass(name, true, fn); }
+  template <typename Fn> bool pass(const char *name, bool bodies, Fn &&fn) {
     {
       PhaseTimer timer(name, name);
       fn();
     }
-    return check(name);
+    return check(name, bodies);
   }
 
-  bool check(const char *pass) {
+  bool check(const char *pass, bool bodies = true) {
     if (!options.verifyEachPass)
       return true;
-    for (std::string &p : hir::verify(*result.hir))
+    ran(pass);
+    std::vector<std::string> problems;
+    if (bodies)
+      problems = hir::verify(*result.hir);
+    else
+      hir::verifyNames(*result.hir, problems);
+    for (std::string &p : problems)
       result.internalErrors.push_back(std::string("after ") + pass + ": " + p);
     return result.internalErrors.empty();
+  }
+
+  /// Verifies one function after a pass that changed it. A reference to a
+  /// function floating made but has not added to the module yet is checked
+  /// once floating ends (resolvePendingReferences).
+  void verifyOne(hir::Function &fn, const char *pass, const hir::Invariants &invariants) {
+    ran(pass);
+    std::vector<std::string> problems;
+    const hir::Module &m = *result.hir;
+    hir::verifyFunction(fn, invariants, [&](const hir::Inst &ref) {
+      std::optional<std::string> wrong = hir::checkRef(m, ref);
+      if (wrong && !m.withId(ref.numb)) {
+        pending.push_back({ref.ref, std::string("after ") + pass + ": " + *wrong + " in @" + fn.name.str()});
+        return std::optional<std::string>();
+      }
+      return wrong;
+    }, problems);
+    for (std::string &p : problems)
+      result.internalErrors.push_back(std::string("after ") + pass + ": " + p);
+  }
+
+  bool resolvePendingReferences() {
+    for (auto &[name, problem] : pending)
+      if (!result.hir->find(name) && !result.hir->netReferences.count(name))
+        result.internalErrors.push_back(problem);
+    pending.clear();
+    return result.internalErrors.empty();
+  }
+
+  void ran(const char *pass) {
+    if (llvm::find(result.verifiedPasses, pass) == result.verifiedPasses.end())
+      result.verifiedPasses.push_back(pass);
   }
 
   const core::Program &program;
   const CompileOptions &options;
   hir::FunctionReferences references; // as Core to HIR made them, for pruning
+  std::vector<std::pair<llvm::StringRef, std::string>> pending; // references to check later
   DiagnosticEngine &diags;
   CompileResult &result;
 };

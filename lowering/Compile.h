@@ -5,7 +5,11 @@
 //   ─recursion cycles, inline, net sizes (BookChecks.h)─► net book
 //   ─polarize─► runtime book
 //
-// Sharing recovery (prune, float and bind on Core) will sit before `to HIR`.
+// Translating to HIR, linearizing, floating and lowering go function by
+// function (floating drives them); with verifyEachPass the verifier runs
+// after each of those passes on each function it changed, in the same
+// pipeline. Only -Omerge and -Ono-float-combinators, which need the whole
+// module between passes, run the HIR passes one after the other.
 #pragma once
 
 #include "frontend/Diagnostic.h"
@@ -49,6 +53,9 @@ struct CompileResult {
   /// Verifier failures: a pass broke the HIR (a bug in bendc, not in the
   /// program). Each names the pass.
   std::vector<std::string> internalErrors;
+  /// With verifyEachPass: the passes after which the verifier ran, in the
+  /// order each first ran.
+  std::vector<std::string> verifiedPasses;
 };
 
 /// Compiles `program` (whose diagnostics are in `diags`) down to a runtime

@@ -455,9 +455,19 @@ void FunctionLinearizer::run(Function &fn) {
   // Without switches and matches there is nothing to expand.
   bool unchanged = level != MatchLinearization::Disabled &&
                    linearizeMatchesIn(fn, level, state->scratch);
+  Invariants now;
+  now.matchesLinearized = level == MatchLinearization::Enabled;
+  if (afterPass)
+    afterPass(fn, "linearize-matches", now);
   if (!unchanged)
     expandMatchesIn(fn, module.scott);
+  now.matchesExpanded = true;
+  if (afterPass)
+    afterPass(fn, "expand-matches", now);
   linearizeVariablesIn(fn, state->scratch);
+  now.linear = true;
+  if (afterPass)
+    afterPass(fn, "linearize-variables", now);
 }
 
 void FunctionLinearizer::finish() {

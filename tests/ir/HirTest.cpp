@@ -100,13 +100,35 @@ std::string hvmOf(Module &m, bool eta = true) {
 std::string compiledBookText(const test::FrontendRun &front, bool verifyEachPass) {
   REQUIRE(front.result.program);
   lowering::CompileOptions options;
-  options.verifyEachPass = verifyEachPass; // verifying runs the passes one by one
+  options.verifyEachPass = verifyEachPass;
   lowering::CompileResult r = lowering::compileToBook(*front.result.program, options, *front.diags);
   REQUIRE(r.internalErrors.empty());
   REQUIRE(r.book);
   std::string text;
   llvm::raw_string_ostream os(text);
   printHvmBook(os, r.net);
+  return text;
+}
+
+/// The .hvm text of the book the HIR passes make when each runs on the
+/// whole module after the other, which the pipeline does function by
+/// function.
+std::string passByPassBookText(const test::FrontendRun &front) {
+  REQUIRE(front.result.program);
+  std::unique_ptr<Module> m = lowering::coreToHir(*front.result.program, *front.diags);
+  REQUIRE(m);
+  pruneDefinitions(*m, /*keepUserDefinitions=*/true);
+  linearizeMatches(*m, MatchLinearization::Enabled);
+  expandMatches(*m);
+  linearizeVariables(*m);
+  floatCombinators(*m);
+  expandMain(*m);
+  CHECK(verify(*m).empty());
+  net::Book book;
+  REQUIRE(lowering::lowerToNet(*m, lowering::NetOptions(), book, *front.diags));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printHvmBook(os, book);
   return text;
 }
 
@@ -856,12 +878,38 @@ gen = λd switch d { 0: (Tr/Leaf 1); _: (Tr/Node (gen d-1) (gen d-1)) }
 pair = ((sum (gen 3)), [1, 2, 3])
 main = (pair, λx (x (sum (gen 2))), (early 3), (second 4))
 )";
-  auto bookText = [&](bool verifyEachPass) {
-    auto front = test::runOn(source);
-    return compiledBookText(*front, verifyEachPass);
-  };
-  std::string apart = bookText(true), fused = bookText(false);
+  auto front = test::runOn(source);
+  std::string apart = passByPassBookText(*front), fused = compiledBookText(*front, false);
   CHECK(apart == fused);
   CHECK(fused.find("@gen__C") != std::string::npos);
   CHECK(fused.find("@main = ") != std::string::npos);
+  // Verifying after every pass is the same pipeline: the same book.
+  CHECK(compiledBookText(*test::runOn(source), true) == fused);
+}
+
+TEST_CASE("the verifier runs after every pass of the pipeline that ships") {
+  auto front = test::runOn("type Tr = (A x) | B\n"
+                           "f = λt λv match t { Tr/A: (+ t.x v); Tr/B: switch v { 0: 1; _: (f Tr/B v-1) } }\n"
+                           "main = (f (Tr/A 2) 3)");
+  REQUIRE(front->result.program);
+  lowering::CompileOptions options;
+  options.verifyEachPass = true;
+  lowering::CompileResult r = lowering::compileToBook(*front->result.program, options, *front->diags);
+  CHECK(r.internalErrors.empty());
+  REQUIRE(r.book);
+  std::vector<std::string> expected = {"core-to-hir",         "prune",
+                                       "linearize-matches",   "expand-matches",
+                                       "linearize-variables", "float-combinators",
+                                       "expand-main"};
+  std::vector<std::string> ran = r.verifiedPasses;
+  std::sort(ran.begin(), ran.end());
+  std::sort(expected.begin(), expected.end());
+  CHECK(ran == expected);
+  // Without merging and floating, the module passes run one by one, verified too.
+  options.merge = true;
+  auto again = test::runOn("main = (λx (+ x 1) 2)");
+  lowering::CompileResult m = lowering::compileToBook(*again->result.program, options, *again->diags);
+  CHECK(m.internalErrors.empty());
+  CHECK(llvm::is_contained(m.verifiedPasses, "merge"));
+  CHECK(llvm::is_contained(m.verifiedPasses, "linearize-variables"));
 }
