@@ -44,16 +44,26 @@ static FrontendResult run(llvm::SourceMgr &sm, unsigned bufferId, const Frontend
   if (opts.index)
     result.index = std::make_unique<ProgramIndex>();
   result.program = buildProgram(sm, bufferId, opts, diags, result.index.get());
-  if (opts.sharing && result.program && !diags.hasErrors()) {
-    PhaseTimer timer("sharing", "Recovering sharing");
-    result.shared = core::recoverSharing(*result.program).shared;
+  auto verify = [&](const char *phase) {
+    if (!opts.verify || !result.program || diags.hasErrors())
+      return;
+    for (std::string &p : core::verify(*result.program))
+      result.internalErrors.push_back(std::string("after ") + phase + ": " + p);
+  };
+  verify("desugar");
+  if (opts.sharing && result.program && !diags.hasErrors() && result.internalErrors.empty()) {
+    {
+      PhaseTimer timer("sharing", "Recovering sharing");
+      result.shared = core::recoverSharing(*result.program).shared;
+    }
+    verify("sharing");
   }
   // Core is shown only when it is complete: after an error it has holes.
   if (opts.emit == EmitStage::Core && result.program && !diags.hasErrors()) {
     llvm::raw_string_ostream os(result.emitted);
     core::printProgram(os, *result.program, opts.emitBuiltins);
   }
-  if (diags.hasErrors())
+  if (diags.hasErrors() || !result.internalErrors.empty())
     result.program.reset();
   return result;
 }

@@ -34,6 +34,8 @@ struct FrontendOptions {
   std::vector<std::string> mainArgs;
   /// Sharing recovery (ir/Sharing.h) on the finished Core: -Osharing.
   bool sharing = true;
+  /// Run the Core verifier after desugaring and after sharing recovery.
+  bool verify = false;
   /// Build a ProgramIndex of the main file (for editors).
   bool index = false;
   /// The entry point's name (-e), when it is not `main` (or `Main`).
@@ -53,6 +55,10 @@ struct FrontendResult {
   std::string emitted;                  // the text for --emit, if any
   std::unique_ptr<core::Program> program; // null when there were errors or only tokens/ast were asked
   unsigned shared = 0;                    // subterms sharing recovery let-bound
+  /// With FrontendOptions::verify: what the Core verifier found after
+  /// desugaring and after sharing recovery (a bug in bendc, not in the
+  /// program), each naming the phase.
+  std::vector<std::string> internalErrors;
   std::unique_ptr<ProgramIndex> index;    // when FrontendOptions::index; also after errors
 };
 

@@ -1,6 +1,9 @@
 #include "ir/Core.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/Twine.h"
 #include "llvm/Support/Casting.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -313,6 +316,154 @@ bool decodeMatch(AdtEncoding encoding, const AppTerm *t, const MatchShape &shape
     out.arms[k].body = at;
   }
   return true;
+}
+
+} // namespace bendc::core
+
+// ------------------------------------------------------------- verification
+
+namespace bendc::core {
+
+std::vector<std::string> verify(const Program &program) {
+  std::vector<std::string> problems;
+  llvm::StringSet<> known;
+  for (const Definition &d : program.defs)
+    known.insert(d.name);
+  for (const HvmDefinition &h : program.hvmDefs)
+    known.insert(h.name);
+  for (const Definition &d : program.defs) {
+    std::string where = (llvm::Twine(" in ") + d.name).str();
+    if (!d.body) {
+      problems.push_back("no body" + where);
+      continue;
+    }
+    // A walk that binds a name on the way down and unbinds it on the way
+    // back up: `scope` holds the names bound around the term being looked at.
+    struct Item {
+      const Term *term;
+      llvm::StringRef unbind; // when term is null: a name to unbind
+    };
+    std::vector<Item> work{{d.body, {}}};
+    llvm::StringMap<unsigned> scope;
+    llvm::StringSet<> linksBound, linksUsed;
+    auto bindAround = [&](const Term *body, llvm::StringRef name) {
+      work.push_back({nullptr, name});
+      work.push_back({body, {}});
+      if (!name.empty())
+        ++scope[name];
+    };
+    while (!work.empty()) {
+      Item item = work.back();
+      work.pop_back();
+      if (!item.term) {
+        if (!item.unbind.empty())
+          --scope[item.unbind];
+        continue;
+      }
+      const Term *t = item.term;
+      auto need = [&](const Term *child) {
+        if (child)
+          work.push_back({child, {}});
+        else
+          problems.push_back((llvm::Twine("a term is missing a child") + where).str());
+      };
+      switch (t->kind) {
+      case TermKind::Var: {
+        llvm::StringRef name = llvm::cast<VarTerm>(t)->name();
+        auto it = scope.find(name);
+        if (it == scope.end() || it->second == 0)
+          problems.push_back((llvm::Twine("unbound variable '") + name + "'" + where).str());
+        break;
+      }
+      case TermKind::Link: linksUsed.insert(llvm::cast<LinkTerm>(t)->name()); break;
+      case TermKind::Ref: {
+        llvm::StringRef name = llvm::cast<RefTerm>(t)->name();
+        if (!known.contains(name))
+          problems.push_back((llvm::Twine("reference to unknown definition '") + name + "'" + where).str());
+        break;
+      }
+      case TermKind::Lam: {
+        auto *lam = llvm::cast<LamTerm>(t);
+        if (!lam->body) {
+          need(nullptr);
+          break;
+        }
+        if (lam->unscoped) {
+          linksBound.insert(lam->var);
+          need(lam->body);
+        } else {
+          bindAround(lam->body, lam->var);
+        }
+        break;
+      }
+      case TermKind::Let: {
+        auto *let = llvm::cast<LetTerm>(t);
+        need(let->value);
+        if (!let->body) {
+          need(nullptr);
+          break;
+        }
+        if (let->unscoped) {
+          linksBound.insert(let->var);
+          need(let->body);
+        } else {
+          bindAround(let->body, let->var);
+        }
+        break;
+      }
+      case TermKind::LetTup:
+      case TermKind::Dup: {
+        auto *let = llvm::cast<LetPairTerm>(t);
+        need(let->value);
+        if (!let->body) {
+          need(nullptr);
+          break;
+        }
+        work.push_back({nullptr, let->second});
+        work.push_back({nullptr, let->first});
+        work.push_back({let->body, {}});
+        for (llvm::StringRef name : {let->first, let->second})
+          if (!name.empty())
+            ++scope[name];
+        break;
+      }
+      case TermKind::App: {
+        auto *app = llvm::cast<AppTerm>(t);
+        need(app->fun);
+        need(app->arg);
+        break;
+      }
+      case TermKind::Sup:
+      case TermKind::Tup: {
+        auto *pair = llvm::cast<PairTerm>(t);
+        need(pair->first);
+        need(pair->second);
+        break;
+      }
+      case TermKind::Opr: {
+        auto *op = llvm::cast<OprTerm>(t);
+        need(op->lhs);
+        need(op->rhs);
+        break;
+      }
+      case TermKind::Swi: {
+        auto *swi = llvm::cast<SwiTerm>(t);
+        need(swi->arg);
+        need(swi->zero);
+        need(swi->succ);
+        break;
+      }
+      case TermKind::Era:
+      case TermKind::Num: break;
+      }
+    }
+    for (const auto &link : linksUsed)
+      if (!linksBound.contains(link.getKey()))
+        problems.push_back((llvm::Twine("unscoped variable '$") + link.getKey() +
+                            "' is bound nowhere" + where)
+                               .str());
+  }
+  return problems;
 }
 
 } // namespace bendc::core

@@ -72,9 +72,6 @@ enum class TermKind : uint8_t {
   Ref,    // a reference to a definition
 };
 
-/// A term's header. Its location comes first, so that the header's last
-/// bytes are padding that a derived term's small first field fills (a
-/// large program has millions of terms: their size is compile time).
 /// Asks the processor to bring into cache the `before` 64-byte lines before
 /// `at` and the `after` ones from it on: for a walk about to read what was
 /// made long ago (prefetches never fault, wherever they point).
@@ -85,6 +82,9 @@ inline void prefetchAround(const void *at, int before, int after) {
     __builtin_prefetch(reinterpret_cast<const void *>(p + uintptr_t(intptr_t(64) * line)));
 }
 
+/// A term's header. Its location comes first, so that the header's last
+/// bytes are padding that a derived term's small first field fills (a
+/// large program has millions of terms: their size is compile time).
 struct Term {
   llvm::SMLoc loc;
   TermKind kind;
@@ -397,6 +397,15 @@ inline bool isCall(const AppTerm *app, const llvm::DenseSet<const char *> &const
 
 /// Appends the definitions `term` refers to, once per occurrence.
 void collectRefs(const Term *term, llvm::SmallVectorImpl<llvm::StringRef> &out);
+
+/// Checks a program the frontend (and sharing recovery) made: every term
+/// where a child should be; every variable bound by an enclosing λ or let;
+/// every unscoped `$x` bound by some `λ$x` or `let $x` of its definition;
+/// every reference to a definition of the program or a net definition.
+/// Returns the problems found, one message each: a failure is a bug in
+/// bendc (the frontend reports a program's own unbound names), not in the
+/// program.
+std::vector<std::string> verify(const Program &program);
 
 /// Bend-like text: `name = term` per definition, one per line.
 void printTerm(llvm::raw_ostream &os, const Term *term);

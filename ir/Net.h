@@ -1,7 +1,7 @@
 // The net IR: a book of interaction-net definitions in tree form, exactly what
-// the HVM2 text format says (`@name = tree & a ~ b ...`). The .hvm reader
-// produces it, lowering will produce it, the .hvm printer writes it, and
-// polarity inference turns it into the runtime's polarized book.
+// the HVM2 text format says (`@name = tree & a ~ b ...`). The .hvm reader and
+// lowering produce it, the .hvm printer writes it, and polarity inference
+// turns it into the runtime's polarized book.
 #pragma once
 
 #include "runtime/common/Term.h"
@@ -167,5 +167,16 @@ template <class Fn> void forEachTree(const Book &book, const Def &def, Fn fn) {
       work.append({t.snd, t.fst});
   }
 }
+
+/// Checks a book a compiler made against what lowering promises: every tree
+/// of a definition within the book, with children exactly where it has
+/// them; every variable name twice in its definition; every reference to a
+/// definition of the book; every number a valid HVM2 number (a type or
+/// operator tag HVM2 knows); every definition's counted nodes its nodes; a
+/// definition said to be polarized says the role of each `(a b)` and the
+/// positive side of each redex. Returns the problems found, one message
+/// each. A definition read from text (its nodes not counted) may leave a
+/// variable once (HVM2 allows a free port): that rule is not checked there.
+std::vector<std::string> verify(const Book &book);
 
 } // namespace bendc::net

@@ -383,6 +383,13 @@ public:
       PhaseTimer timer("hir-to-net", "HIR to nets");
       addNetDefinitions(*nets, m, result.net);
     }
+    if (options.verifyEachPass) {
+      ran("hir-to-net");
+      for (std::string &p : net::verify(result.net))
+        result.internalErrors.push_back("after hir-to-net: " + p);
+      if (!result.internalErrors.empty())
+        return;
+    }
     if (!checkBook())
       return;
     // A book without its entry point (-Amissing-main) is written out or

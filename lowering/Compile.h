@@ -50,7 +50,7 @@ struct CompileResult {
   std::unique_ptr<hir::Module> hir;
   net::Book net;
   std::optional<rt::Book> book; // null when there were errors, or there is no entry point
-  /// Verifier failures: a pass broke the HIR (a bug in bendc, not in the
+  /// Verifier failures: a pass broke the HIR or lowering the net (a bug in bendc, not in the
   /// program). Each names the pass.
   std::vector<std::string> internalErrors;
   /// With verifyEachPass: the passes after which the verifier ran, in the

@@ -74,6 +74,10 @@ cl::alias prettyShort("p", cl::aliasopt(prettyFlag), cl::desc("Alias for --prett
 cl::alias linearShort("l", cl::aliasopt(linearFlag), cl::desc("Alias for --linear"), cl::cat(category));
 cl::opt<bool> checkFlag("check", cl::desc("Check the program and report diagnostics only"),
                         cl::cat(category));
+cl::opt<bool> verifyEachFlag("verify-each",
+                             cl::desc("Verify Core, the HIR after every pass and the net (a failure "
+                                      "is a bug in bendc); also BENDC_VERIFY_PASSES=1"),
+                             cl::cat(category));
 cl::opt<std::string> emitStage("emit",
                                cl::desc("Print an intermediate form: tokens, ast, core, hir, net (polarized), "
                                         "hvm, dot (Graphviz)"),
@@ -194,6 +198,15 @@ int runBook(const rt::Book &book,
   if (*statsFlag)
     printStats(r.stats);
   return ExitOk;
+}
+
+/// What a verifier found: a bug in bendc, not in the program.
+int reportInternalErrors(const std::vector<std::string> &problems) {
+  for (const std::string &problem : problems)
+    errs() << "bendc: internal error: " << problem << "\n";
+  errs() << "bendc: this is a bug in bendc, not in the program; please report it with the "
+            "program that shows it\n";
+  return rt::exitCodeFor(rt::RunStatus::Fault);
 }
 
 int finishWithDiagnostics(DiagnosticEngine &diags) {
@@ -342,7 +355,7 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
 #ifndef NDEBUG
   compileOpts.verifyEachPass = true;
 #endif
-  if (getenv("BENDC_VERIFY_PASSES"))
+  if (verifyEachFlag || getenv("BENDC_VERIFY_PASSES"))
     compileOpts.verifyEachPass = true;
   compileOpts.keepFunctions = emitStage == "hir";
   frontend::FrontendOptions opts = frontendOptionsFromCommandLine(emitStage);
@@ -362,9 +375,14 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
   if (!frontendStage && !compileOpts.prune)
     opts.parsed = [](size_t syntaxBytes) { prepareHeap(syntaxBytes * kBytesPerSyntaxByte); };
 #endif
+  opts.verify = compileOpts.verifyEachPass;
   frontend::FrontendResult result = frontend::runFrontendOnBuffer(sources, buffer, opts, diags);
   sharedSubterms = result.shared;
   outs() << result.emitted;
+  if (!result.internalErrors.empty()) {
+    renderDiagnostics(diags);
+    return reportInternalErrors(result.internalErrors);
+  }
   if (diags.hasErrors() || !result.program) {
     renderDiagnostics(diags);
     return diags.hasErrors() ? ExitInputError : ExitOk;
@@ -386,10 +404,8 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
   lowering::CompileResult &compiled = *kept;
   llvm::BuryPointer(std::move(kept));
   renderDiagnostics(diags);
-  for (const std::string &problem : compiled.internalErrors)
-    errs() << "bendc: internal error: " << problem << "\n";
   if (!compiled.internalErrors.empty())
-    return rt::exitCodeFor(rt::RunStatus::Fault);
+    return reportInternalErrors(compiled.internalErrors);
   if (diags.hasErrors())
     return ExitInputError;
   if (emitStage == "hir") {
