@@ -3,7 +3,7 @@
 // every class through classof.
 #pragma once
 
-#include "frontend/SourceRange.h"
+#include "support/SourceRange.h"
 #include "ir/Core.h"
 
 #include "llvm/ADT/ArrayRef.h"

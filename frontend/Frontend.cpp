@@ -1,6 +1,6 @@
 #include "frontend/Frontend.h"
-#include "frontend/LargeStack.h"
-#include "frontend/PhaseTimer.h"
+#include "support/LargeStack.h"
+#include "support/PhaseTimer.h"
 #include "ir/Sharing.h"
 
 #include "frontend/Parse.h"

@@ -1,7 +1,7 @@
 // The .bend frontend's one entry: a file in, Core (or a stage dump) out.
 #pragma once
 
-#include "frontend/Diagnostic.h"
+#include "support/Diagnostic.h"
 #include "frontend/Index.h"
 #include "ir/Core.h"
 

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "frontend/Ast.h"
-#include "frontend/Diagnostic.h"
+#include "support/Diagnostic.h"
 #include "frontend/Parser.hpp"
 
 #include "llvm/ADT/SmallVector.h"

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "frontend/Ast.h"
-#include "frontend/Diagnostic.h"
+#include "support/Diagnostic.h"
 
 #include <string>
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "frontend/Ast.h"
-#include "frontend/Diagnostic.h"
+#include "support/Diagnostic.h"
 #include "frontend/ParseValue.h"
 
 #include "llvm/ADT/SmallVector.h"

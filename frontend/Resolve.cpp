@@ -1,7 +1,7 @@
 // Loading, imports and the book of definitions; then desugaring to Core and
 // the whole-program checks (entry point, unused definitions).
 #include "frontend/Resolve.h"
-#include "frontend/PhaseTimer.h"
+#include "support/PhaseTimer.h"
 #include "frontend/TypeCheck.h"
 
 #include "frontend/Desugar.h"

@@ -2,7 +2,7 @@
 // matching, imp statements and the builtin prelude.
 #pragma once
 
-#include "frontend/Diagnostic.h"
+#include "support/Diagnostic.h"
 #include "frontend/Frontend.h"
 #include "ir/Core.h"
 

@@ -4,7 +4,7 @@
 // kept about annotations and encoded matches. Internal to the frontend.
 #pragma once
 
-#include "frontend/Diagnostic.h"
+#include "support/Diagnostic.h"
 #include "ir/Core.h"
 
 #include "llvm/ADT/DenseMap.h"

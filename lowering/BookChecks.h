@@ -11,7 +11,7 @@
 // in the source. None of them prints or exits.
 #pragma once
 
-#include "frontend/Diagnostic.h"
+#include "support/Diagnostic.h"
 #include "ir/Net.h"
 
 #include "llvm/ADT/StringRef.h"

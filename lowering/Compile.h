@@ -12,7 +12,7 @@
 // module between passes, run the HIR passes one after the other.
 #pragma once
 
-#include "frontend/Diagnostic.h"
+#include "support/Diagnostic.h"
 #include "ir/Core.h"
 #include "ir/Hir.h"
 #include "ir/Net.h"

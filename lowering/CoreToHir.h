@@ -3,7 +3,7 @@
 // all); the linearize-variables pass then adds the dups and erasers.
 #pragma once
 
-#include "frontend/Diagnostic.h"
+#include "support/Diagnostic.h"
 #include "ir/Core.h"
 #include "ir/Hir.h"
 

@@ -6,7 +6,7 @@
 // sits inside that node; two principal ports that meet make a redex.
 #pragma once
 
-#include "frontend/Diagnostic.h"
+#include "support/Diagnostic.h"
 #include "ir/Hir.h"
 #include "ir/Net.h"
 

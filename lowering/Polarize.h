@@ -2,7 +2,7 @@
 // without polarities) into the runtime's polarized book.
 #pragma once
 
-#include "frontend/Diagnostic.h"
+#include "support/Diagnostic.h"
 #include "ir/Net.h"
 #include "runtime/common/Book.h"
 

@@ -1,7 +1,7 @@
 // Reads a book in the HVM2 2.0.22 text format into the net IR.
 #pragma once
 
-#include "frontend/Diagnostic.h"
+#include "support/Diagnostic.h"
 #include "ir/Net.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"

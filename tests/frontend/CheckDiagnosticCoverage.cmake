@@ -2,7 +2,7 @@
 # expected output shows `[Kind]`. The .hvm reader's kinds (Hvm*) are covered
 # in tests/hvm/golden, the others in tests/frontend/golden. Until the .hvm
 # golden folder has its first fail_ test, Hvm* kinds are only listed.
-file(STRINGS ${SOURCE_DIR}/frontend/DiagnosticKinds.def lines REGEX "^DIAG\\(")
+file(STRINGS ${SOURCE_DIR}/support/DiagnosticKinds.def lines REGEX "^DIAG\\(")
 file(GLOB_RECURSE frontend_expected ${SOURCE_DIR}/tests/frontend/golden/*fail_*.expected)
 file(GLOB_RECURSE hvm_expected ${SOURCE_DIR}/tests/hvm/golden/*fail_*.expected
      ${SOURCE_DIR}/tests/golden/*fail_*.expected)

@@ -1,7 +1,7 @@
 // For tests: reads a .hvm book from text, polarizes it and runs it.
 #pragma once
 
-#include "frontend/Diagnostic.h"
+#include "support/Diagnostic.h"
 #include "frontend/hvm/HvmReader.h"
 #include "lowering/Polarize.h"
 #include "runtime/Runtime.h"

@@ -5,10 +5,10 @@
 //   130 interrupted (Ctrl-C).
 #include "BendCommands.h"
 #include "FrontendOptions.h"
-#include "frontend/Diagnostic.h"
+#include "support/Diagnostic.h"
 #include "frontend/Frontend.h"
-#include "frontend/LargeStack.h"
-#include "frontend/PhaseTimer.h"
+#include "support/LargeStack.h"
+#include "support/PhaseTimer.h"
 #include "frontend/hvm/HvmPrinter.h"
 #include "frontend/hvm/HvmReader.h"
 #include "lowering/Compile.h"

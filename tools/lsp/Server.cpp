@@ -2,7 +2,7 @@
 
 #include "tools/lsp/Text.h"
 
-#include "frontend/Diagnostic.h"
+#include "support/Diagnostic.h"
 #include "frontend/Frontend.h"
 #include "frontend/Index.h"
 

@@ -1,4 +1,4 @@
-#include "frontend/Diagnostic.h"
+#include "support/Diagnostic.h"
 
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/JSON.h"
@@ -16,11 +16,11 @@ struct KindInfo {
 };
 constexpr KindInfo kindInfos[] = {
 #define DIAG(Name, Sev, Summary) {#Name, Severity::Sev},
-#include "frontend/DiagnosticKinds.def"
+#include "support/DiagnosticKinds.def"
 };
 constexpr DiagKind kindList[] = {
 #define DIAG(Name, Sev, Summary) DiagKind::Name,
-#include "frontend/DiagnosticKinds.def"
+#include "support/DiagnosticKinds.def"
 };
 
 /// Kinds that `-W/-A/-D NAME` control, with their default action (Bend's

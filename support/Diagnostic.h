@@ -16,7 +16,7 @@ namespace bendc {
 
 enum class DiagKind : uint16_t {
 #define DIAG(Name, Severity, Summary) Name,
-#include "frontend/DiagnosticKinds.def"
+#include "support/DiagnosticKinds.def"
 };
 
 enum class Severity : uint8_t { Error, Warning, Note };

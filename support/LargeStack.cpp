@@ -1,4 +1,4 @@
-#include "frontend/LargeStack.h"
+#include "support/LargeStack.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -1,7 +1,7 @@
 // Threads with large stacks for the recursive phases, and what happens when
 // even such a stack runs out: a message and an exit status, not a crash. Each
 // case that ends a process runs in a child of its own.
-#include "frontend/LargeStack.h"
+#include "support/LargeStack.h"
 
 #include <doctest/doctest.h>
 

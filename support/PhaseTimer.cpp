@@ -1,4 +1,4 @@
-#include "frontend/PhaseTimer.h"
+#include "support/PhaseTimer.h"
 
 #include "llvm/ADT/StringMap.h"
 
