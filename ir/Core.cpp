@@ -367,6 +367,17 @@ std::vector<std::string> verify(const Program &program) {
         else
           problems.push_back((llvm::Twine("a term is missing a child") + where).str());
       };
+      // `body` with `var` bound: in scope there, or (unscoped) anywhere.
+      auto bindOne = [&](const Term *body, llvm::StringRef var, bool unscoped) {
+        if (!body) {
+          need(nullptr);
+        } else if (unscoped) {
+          linksBound.insert(var);
+          need(body);
+        } else {
+          bindAround(body, var);
+        }
+      };
       switch (t->kind) {
       case TermKind::Var: {
         llvm::StringRef name = llvm::cast<VarTerm>(t)->name();
@@ -384,31 +395,13 @@ std::vector<std::string> verify(const Program &program) {
       }
       case TermKind::Lam: {
         auto *lam = llvm::cast<LamTerm>(t);
-        if (!lam->body) {
-          need(nullptr);
-          break;
-        }
-        if (lam->unscoped) {
-          linksBound.insert(lam->var);
-          need(lam->body);
-        } else {
-          bindAround(lam->body, lam->var);
-        }
+        bindOne(lam->body, lam->var, lam->unscoped);
         break;
       }
       case TermKind::Let: {
         auto *let = llvm::cast<LetTerm>(t);
         need(let->value);
-        if (!let->body) {
-          need(nullptr);
-          break;
-        }
-        if (let->unscoped) {
-          linksBound.insert(let->var);
-          need(let->body);
-        } else {
-          bindAround(let->body, let->var);
-        }
+        bindOne(let->body, let->var, let->unscoped);
         break;
       }
       case TermKind::LetTup:
