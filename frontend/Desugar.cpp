@@ -1054,8 +1054,10 @@ core::Term *Desugarer::encodeMatch(Term *scrutinee, AdtData *adt,
                                    llvm::function_ref<Term *(unsigned)> armOf, SMLoc loc) {
   unsigned n = unsigned(adt->ctrs.size());
   core::MatchShape shape;
-  for (const CtrData *ctr : adt->ctrs)
+  for (const CtrData *ctr : adt->ctrs) {
     shape.fields.push_back(unsigned(ctr->fields.size()));
+    shape.ctrs.push_back(prog.save(ctr->name));
+  }
   if (!checkedDef) {
     Term *encoded = encodeMatchTerm(scrutinee, n, armOf, loc);
     prog.noteMatch(encoded, std::move(shape));

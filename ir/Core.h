@@ -238,6 +238,9 @@ enum class AdtEncoding : uint8_t { NumScott, Scott };
 /// end reads the match back out of its encoding with it.
 struct MatchShape {
   std::vector<unsigned> fields;
+  /// The constructors' names (saved by Program::save), in tag order; empty
+  /// where the maker of the match did not say.
+  std::vector<llvm::StringRef> ctrs;
 };
 
 /// The names each definition of a program refers to, once per occurrence:

@@ -65,6 +65,7 @@ public:
     for (const AdtInfo &adt : program.adts)
       for (const AdtInfo::Ctr &c : adt.ctrs)
         ctrFields[c.name.data()] = unsigned(c.fields.size());
+    settleFields();
   }
 
   bool isConstructor(llvm::StringRef name) const { return ctrFields.count(name.data()) != 0; }
@@ -162,6 +163,8 @@ private:
       auto *v = cast<VarTerm>(t);
       if (numericVars.count(v))
         return true;
+      if (auto field = fieldOfVar.find(v); field != fieldOfVar.end())
+        return !notPlainFields.count(field->second);
       auto let = letValueOf.find(v);
       return let != letValueOf.end() && isPlain(let->second);
     }
@@ -215,9 +218,13 @@ private:
     }
   }
 
+  /// A constructor's field: the constructor's name (its pointer) and the
+  /// field's place.
+  using Field = std::pair<const char *, unsigned>;
   struct Binder {
     bool numeric = false;
     const Term *letValue = nullptr;
+    std::optional<Field> field; // a match arm's λ that takes this field
     llvm::SmallVector<const VarTerm *, 4> uses;
   };
   using Scopes = llvm::StringMap<llvm::SmallVector<Binder, 2>>;
@@ -237,6 +244,8 @@ private:
           numericVars.insert(v);
         else if (done.letValue)
           letValueOf[v] = done.letValue;
+        else if (done.field)
+          fieldOfVar[v] = *done.field;
       }
     };
     switch (t->kind) {
@@ -257,11 +266,24 @@ private:
       auto *lam = cast<LamTerm>(t);
       if (lam->unscoped)
         return findNumericVariables(lam->body, scopes, false);
-      return within(lam->var, Binder(), [&] { findNumericVariables(lam->body, scopes, false); });
+      Binder b;
+      if (auto field = fieldLams.find(lam); field != fieldLams.end())
+        b.field = field->second;
+      return within(lam->var, std::move(b), [&] { findNumericVariables(lam->body, scopes, false); });
     }
-    case TermKind::App:
-      findNumericVariables(cast<AppTerm>(t)->fun, scopes, false);
-      return findNumericVariables(cast<AppTerm>(t)->arg, scopes, false);
+    case TermKind::App: {
+      // A match's arms take the matched constructor's fields as λs.
+      auto *app = cast<AppTerm>(t);
+      DecodedMatch match;
+      if (const MatchShape *m = program.matchShape(app);
+          m && m->ctrs.size() == m->fields.size() && decodeMatch(program.encoding, app, *m, match) &&
+          match.arms.size() == m->ctrs.size())
+        for (size_t k = 0; k < match.arms.size(); ++k)
+          for (size_t j = 0; j < match.arms[k].fields.size(); ++j)
+            fieldLams[match.arms[k].fields[j]] = Field(m->ctrs[k].data(), unsigned(j));
+      findNumericVariables(app->fun, scopes, false);
+      return findNumericVariables(app->arg, scopes, false);
+    }
     case TermKind::Let: {
       auto *let = cast<LetTerm>(t);
       findNumericVariables(let->value, scopes, false);
@@ -300,6 +322,103 @@ private:
     }
   }
 
+  /// Which constructor fields hold plain values: the greatest fixpoint in
+  /// which a field is plain when every value the definitions main reaches
+  /// store in it is (a match arm's variable for that field is then plain
+  /// too). A constructor used otherwise than given all its fields (passed
+  /// as a function, applied in part) may have anything stored in them; and
+  /// where main reaches a definition written as a net, which Core does not
+  /// show, no field is taken for plain.
+  void settleFields() {
+    struct Site {
+      Field field;
+      const Term *value;
+      uint32_t def;
+    };
+    std::vector<Site> sites;
+    llvm::DenseSet<const char *> escaped; // constructors used otherwise
+    llvm::DenseSet<const Term *> inner;   // applications inside a constructor's spine
+    bool opaque = false;
+    llvm::StringSet<> netNames;
+    for (const HvmDefinition &h : program.hvmDefs)
+      netNames.insert(h.name);
+    const Definition *main = program.find(program.entry);
+    uint32_t entry = main ? uint32_t(main - program.defs.data()) : Program::NoDefinition;
+    if (entry == Program::NoDefinition)
+      opaque = true;
+    std::vector<bool> reached(program.defs.size(), false);
+    llvm::SmallVector<uint32_t, 64> work;
+    if (!opaque) {
+      reached[entry] = true;
+      work.push_back(entry);
+    }
+    while (!work.empty() && !opaque) {
+      uint32_t def = work.pop_back_val();
+      forEachTerm(program.defs[def].body, [&](const Term *t) {
+        if (auto *ref = dyn_cast<RefTerm>(t)) {
+          const char *name = ref->name().data();
+          if (netNames.contains(ref->name()))
+            opaque = true;
+          if (!inner.count(t) && ctrFields.count(name) && ctrFields[name] > 0)
+            escaped.insert(name); // not at the head of a full application
+          uint32_t to = program.definitionOf(ref->name());
+          if (to != Program::NoDefinition && !reached[to]) {
+            reached[to] = true;
+            work.push_back(to);
+          }
+          return;
+        }
+        auto *app = dyn_cast<AppTerm>(t);
+        if (!app || inner.count(t))
+          return;
+        llvm::SmallVector<const Term *, 4> args;
+        const Term *head = app;
+        while (auto *a = dyn_cast<AppTerm>(head)) {
+          args.push_back(a->arg);
+          head = a->fun;
+          inner.insert(head);
+        }
+        auto *ref = dyn_cast<RefTerm>(head);
+        auto ctr = ref ? ctrFields.find(ref->name().data()) : ctrFields.end();
+        if (ctr == ctrFields.end())
+          return;
+        if (ctr->second != args.size()) {
+          escaped.insert(ctr->first);
+          return;
+        }
+        for (size_t k = 0; k < args.size(); ++k) // args are last first
+          sites.push_back({Field(ctr->first, unsigned(args.size() - 1 - k)), args[k], def});
+      });
+    }
+    for (const auto &[name, fields] : ctrFields)
+      if (opaque || escaped.count(name))
+        for (unsigned j = 0; j < fields; ++j)
+          notPlainFields.insert(Field(name, j));
+    if (opaque)
+      return;
+    // Each round asks again with what the last one found; a field that is
+    // not plain stays so, and answers only ever turn from yes to no.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const Site &site : sites)
+        if (!notPlainFields.count(site.field) && !isPlain(site.value, site.def)) {
+          notPlainFields.insert(site.field);
+          changed = true;
+        }
+      if (changed)
+        forgetAnswers();
+    }
+  }
+
+  /// Drops every answer about terms and definitions (not about variables).
+  void forgetAnswers() {
+    memo.clear();
+    std::fill(stage.begin(), stage.end(), Unknown);
+    std::fill(numeric.begin(), numeric.end(), true);
+    for (auto &u : users)
+      u.clear();
+  }
+
   bool callIsPlain(llvm::StringRef name, unsigned args) {
     uint32_t id = program.definitionOf(name);
     if (id == Program::NoDefinition || arityAt(id) != args)
@@ -334,6 +453,9 @@ private:
   llvm::DenseMap<const Term *, bool> memo;
   llvm::DenseSet<const VarTerm *> numericVars;
   llvm::DenseMap<const VarTerm *, const Term *> letValueOf;
+  llvm::DenseMap<const LamTerm *, Field> fieldLams;  // match arms' λs, by the field they take
+  llvm::DenseMap<const VarTerm *, Field> fieldOfVar; // variables bound by those
+  llvm::DenseSet<Field> notPlainFields;
 };
 
 /// One definition's terms in preorder: the subterm of node i is the range

@@ -14,10 +14,15 @@
 //     values are plain, a saturated call of a definition that returns plain
 //     values on every path (a greatest fixpoint over the program, where a
 //     variable the program uses as a number — an operand, a switch's
-//     scrutinee or predecessor — counts as one), or the result of a checked
-//     definition whose type is data with no function inside. Duplicating such a value is exact; duplicating a λ whose body
-//     itself duplicates, or a superposition, is not with one DUP label, and a
-//     value of unknown shape might be either.
+//     scrutinee or predecessor — counts as one), a match arm's variable for
+//     a plain field (a field is plain when every value the definitions main
+//     reaches store in it is, in the same greatest fixpoint; a constructor
+//     used otherwise than given all its fields, or a net definition main
+//     reaches, makes no field plain), or the result of a checked definition
+//     whose type is data with no function inside. Duplicating such a value
+//     is exact; duplicating a λ whose body itself duplicates, or a
+//     superposition, is not with one DUP label, and a value of unknown shape
+//     might be either.
 //  3. No occurrence is under a λ below the binding point, except the λs that
 //     bind a switch's predecessor or a match arm's fields: moving work out of
 //     a λ would run it even when the λ is never applied.
