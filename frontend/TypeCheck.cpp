@@ -138,6 +138,7 @@ private:
   StringRef resolveType(const FileScope *file, StringRef name) const;
   /// An annotation as a type scheme; unknown type names are reported.
   Ty *fromAnnotation(const ast::TypeExpr *t, const FileScope *file, llvm::StringMap<Ty *> &vars);
+  void noteTypeNamedLikeVariable(Diagnostic &d, const ast::TypeExpr *sig) const;
   Ty *schemeOf(const ast::TypeExpr *t, const FileScope *file) {
     llvm::StringMap<Ty *> vars;
     return t ? fromAnnotation(t, file, vars) : prim(TK::Any);
@@ -222,6 +223,7 @@ private:
   llvm::DenseMap<Ty *, std::string> varNames;  // for messages
   StringRef currentDef;
   const ast::TypeExpr *currentSig = nullptr; // its annotation, for notes
+  bool currentBuiltin = false;               // it is the prelude's
 
   struct CheckedDef {
     const core::Definition *def;
@@ -464,7 +466,47 @@ void Checker::fail(DiagKind kind, llvm::SMRange where, std::string message) {
     d.notes.push_back(DiagNote{currentSig->range.toSM(),
                                "'" + currentDef.str() + "' is type-checked because of this annotation"});
   noteArguments(d, currentDef);
+  if (currentBuiltin && currentSig)
+    noteTypeNamedLikeVariable(d, currentSig);
   throw Failure{};
+}
+
+/// A prelude definition fails to check when the program declares a type
+/// with the name the prelude's annotation uses for a type variable (`T`):
+/// says so at the program's type, the only place to fix it.
+void Checker::noteTypeNamedLikeVariable(Diagnostic &d, const ast::TypeExpr *sig) const {
+  auto userType = [&](StringRef name) -> const AdtData * {
+    auto a = book.adts.find(name);
+    return a != book.adts.end() && !a->second->builtin ? a->second : nullptr;
+  };
+  const AdtData *found = nullptr;
+  StringRef name;
+  // In the annotation, or as a parameter of the prelude's types (their
+  // fields' types are read the same way).
+  llvm::SmallVector<const ast::TypeExpr *, 8> work{sig};
+  while (!work.empty() && !found) {
+    const ast::TypeExpr *t = work.pop_back_val();
+    if (!t)
+      continue;
+    if (t->kind == ast::TypeExpr::Kind::Name && (found = userType(t->name)))
+      name = t->name;
+    work.append(t->args.begin(), t->args.end());
+  }
+  for (const auto &entry : book.adts) {
+    if (found)
+      break;
+    if (entry.second->builtin)
+      for (StringRef param : entry.second->params)
+        if ((found = userType(param))) {
+          name = param;
+          break;
+        }
+  }
+  if (found)
+    d.notes.push_back(DiagNote{found->range.toSM(),
+                               "the prelude writes '" + name.str() +
+                                   "' for a type variable, and this type takes its place; give "
+                                   "the type another name"});
 }
 
 void Checker::expect(Ty *a, Ty *b, const Term *at, llvm::SMRange where) {
@@ -778,6 +820,7 @@ void Checker::inferGroup(llvm::ArrayRef<unsigned> group) {
   bool failed = false;
   for (unsigned i : group) {
     currentDef = checked[i].def->name;
+    currentBuiltin = checked[i].def->builtin;
     currentSig = checked[i].info->annotated ? checked[i].info->sig : nullptr;
     env.clear();
     try {
