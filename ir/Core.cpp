@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
+#include <initializer_list>
 
 namespace bendc::core {
 
@@ -346,11 +347,13 @@ std::vector<std::string> verify(const Program &program) {
     std::vector<Item> work{{d.body, {}}};
     llvm::StringMap<unsigned> scope;
     llvm::StringSet<> linksBound, linksUsed;
-    auto bindAround = [&](const Term *body, llvm::StringRef name) {
-      work.push_back({nullptr, name});
+    auto bindAround = [&](const Term *body, std::initializer_list<llvm::StringRef> names) {
+      for (llvm::StringRef name : names) {
+        work.push_back({nullptr, name});
+        if (!name.empty())
+          ++scope[name];
+      }
       work.push_back({body, {}});
-      if (!name.empty())
-        ++scope[name];
     };
     while (!work.empty()) {
       Item item = work.back();
@@ -375,7 +378,7 @@ std::vector<std::string> verify(const Program &program) {
           linksBound.insert(var);
           need(body);
         } else {
-          bindAround(body, var);
+          bindAround(body, {var});
         }
       };
       switch (t->kind) {
@@ -408,16 +411,10 @@ std::vector<std::string> verify(const Program &program) {
       case TermKind::Dup: {
         auto *let = llvm::cast<LetPairTerm>(t);
         need(let->value);
-        if (!let->body) {
+        if (let->body)
+          bindAround(let->body, {let->first, let->second});
+        else
           need(nullptr);
-          break;
-        }
-        work.push_back({nullptr, let->second});
-        work.push_back({nullptr, let->first});
-        work.push_back({let->body, {}});
-        for (llvm::StringRef name : {let->first, let->second})
-          if (!name.empty())
-            ++scope[name];
         break;
       }
       case TermKind::App: {

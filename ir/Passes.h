@@ -50,7 +50,14 @@ public:
   void run(Function &fn);
   /// Linearizes the functions not done yet; the module is then linear.
   void finish();
-  MatchLinearization matchLinearization() const { return level; }
+  /// What a function meets once this linearizer ran on it.
+  Invariants linearized() const {
+    Invariants done;
+    done.linear = true;
+    done.matchesExpanded = true;
+    done.matchesLinearized = level == MatchLinearization::Enabled;
+    return done;
+  }
   /// When set, called on the function after each of the three passes, with
   /// the pass's name and what the function then meets (to verify it).
   std::function<void(Function &, const char *pass, const Invariants &)> afterPass;

@@ -40,6 +40,16 @@ const Term *stripLams(const Term *t, unsigned n) {
   return t;
 }
 
+/// The head of the application spine `t` (`t` itself when it is no
+/// application), its arguments appended to `args` last first.
+const Term *spineHead(const Term *t, llvm::SmallVectorImpl<const Term *> &args) {
+  while (auto *a = dyn_cast<AppTerm>(t)) {
+    args.push_back(a->arg);
+    t = a->fun;
+  }
+  return t;
+}
+
 /// Which terms evaluate to plain values, which a DUP copies exactly: numbers
 /// and, where the type checker proved it or constructors show it, data with
 /// no function inside. Definitions: those the checker proved to return plain
@@ -194,12 +204,7 @@ private:
         return true;
       }
       llvm::SmallVector<const Term *, 4> args;
-      const Term *head = t;
-      while (auto *a = dyn_cast<AppTerm>(head)) {
-        args.push_back(a->arg);
-        head = a->fun;
-      }
-      auto *ref = dyn_cast<RefTerm>(head);
+      auto *ref = dyn_cast<RefTerm>(spineHead(t, args));
       if (!ref)
         return false;
       // A constructor given all its fields is plain when they are.
@@ -356,11 +361,11 @@ private:
       uint32_t def = work.pop_back_val();
       forEachTerm(program.defs[def].body, [&](const Term *t) {
         if (auto *ref = dyn_cast<RefTerm>(t)) {
-          const char *name = ref->name().data();
           if (netNames.contains(ref->name()))
             opaque = true;
-          if (!inner.count(t) && ctrFields.count(name) && ctrFields[name] > 0)
-            escaped.insert(name); // not at the head of a full application
+          auto ctr = ctrFields.find(ref->name().data());
+          if (!inner.count(t) && ctr != ctrFields.end() && ctr->second > 0)
+            escaped.insert(ctr->first); // not at the head of an application
           uint32_t to = program.definitionOf(ref->name());
           if (to != Program::NoDefinition && !reached[to]) {
             reached[to] = true;
@@ -372,16 +377,13 @@ private:
         if (!app || inner.count(t))
           return;
         llvm::SmallVector<const Term *, 4> args;
-        const Term *head = app;
-        while (auto *a = dyn_cast<AppTerm>(head)) {
-          args.push_back(a->arg);
-          head = a->fun;
-          inner.insert(head);
-        }
-        auto *ref = dyn_cast<RefTerm>(head);
+        auto *ref = dyn_cast<RefTerm>(spineHead(app, args));
         auto ctr = ref ? ctrFields.find(ref->name().data()) : ctrFields.end();
         if (ctr == ctrFields.end())
           return;
+        // The rest of the spine is this application's, not one of its own.
+        for (const Term *h = app; auto *a = dyn_cast<AppTerm>(h); h = a->fun)
+          inner.insert(a->fun);
         if (ctr->second != args.size()) {
           escaped.insert(ctr->first);
           return;

@@ -128,11 +128,8 @@ public:
   FunctionByFunction(const core::Program &program, hir::Module &module, HirBuilder &builder,
                      hir::FunctionLinearizer &linearizer, NetLowering &lowering, Verify verify)
       : program(program), module(module), builder(builder), linearizer(linearizer),
-        lowering(lowering), verify(std::move(verify)), translated(module.functions.size(), false) {
-    linear.matchesLinearized = linearizer.matchLinearization() == hir::MatchLinearization::Enabled;
-    linear.matchesExpanded = true;
-    linear.linear = true;
-  }
+        lowering(lowering), verify(std::move(verify)), linear(linearizer.linearized()),
+        translated(module.functions.size(), false) {}
 
   /// Decides what stays: `references` gives the functions each definition
   /// refers to, by function id, as the module was made (before pruning);
@@ -320,11 +317,13 @@ public:
           hir::pruneDefinitions(m, /*keepUserDefinitions=*/!options.prune, &references);
         }))
       return;
-    hir::FunctionLinearizer linearizer(m, options.linearizeMatches);
+    FunctionByFunction::Verify verify;
     if (options.verifyEachPass)
-      linearizer.afterPass = [&](hir::Function &fn, const char *name, const hir::Invariants &inv) {
+      verify = [&](hir::Function &fn, const char *name, const hir::Invariants &inv) {
         verifyOne(fn, name, inv);
       };
+    hir::FunctionLinearizer linearizer(m, options.linearizeMatches);
+    linearizer.afterPass = verify;
     if (!byFunction) {
       {
         PhaseTimer timer("linearize", "linearize (matches, expand matches, variables)");
@@ -340,11 +339,6 @@ public:
     if (byFunction) {
       // A linearized function has about one wire per Core term.
       NetLowering lowering(m, netOptions, result.net, diags, coreTerms);
-      FunctionByFunction::Verify verify;
-      if (options.verifyEachPass)
-        verify = [&](hir::Function &fn, const char *name, const hir::Invariants &inv) {
-          verifyOne(fn, name, inv);
-        };
       FunctionByFunction stages(program, m, builder, linearizer, lowering, verify);
       {
         PhaseTimer timer("by-function",

@@ -1237,6 +1237,7 @@ void Reader::insertSplit(TermId root, FanKind fan, Pat p1, NameId n1, Pat p2, Na
     size_t count;
     bool expanded;
   };
+  std::vector<TermId> above; // what walk found lies in these, innermost first
   auto walk = [&](size_t threshold) -> std::optional<TermId> {
     std::vector<Visit> stack{{root, ~0u, 0, false}};
     while (!stack.empty()) {
@@ -1253,8 +1254,11 @@ void Reader::insertSplit(TermId root, FanKind fan, Pat p1, NameId n1, Pat p2, Na
       // Every child of this term is done and has added its count.
       Visit v = stack[i];
       stack.pop_back();
-      if (v.count >= threshold)
+      if (v.count >= threshold) {
+        for (uint32_t k = v.parent; k != ~0u; k = stack[k].parent)
+          above.push_back(stack[k].t);
         return v.t;
+      }
       if (v.parent != ~0u)
         stack[v.parent].count += v.count;
     }
@@ -1298,19 +1302,8 @@ void Reader::insertSplit(TermId root, FanKind fan, Pat p1, NameId n1, Pat p2, Na
   auto statementAbove = [&](TermId meet) -> TermId {
     if (!definitionForm)
       return meet;
-    llvm::DenseMap<TermId, TermId> parent;
-    std::vector<TermId> work{root};
-    while (!work.empty() && !parent.count(meet) && meet != root) {
-      TermId t = work.back();
-      work.pop_back();
-      terms.forEachChild(t, [&](TermId c) {
-        parent[c] = t;
-        work.push_back(c);
-      });
-    }
     TermId t = meet;
-    while (t != root) {
-      TermId up = parent.lookup(t);
+    for (TermId up : above) {
       const TermNode &n = terms[up];
       bool statement = n.kind == TK::Lam || (n.kind == TK::Let && n.b == t) ||
                        (n.kind == TK::Swt && n.a != t);
@@ -1320,11 +1313,13 @@ void Reader::insertSplit(TermId root, FanKind fan, Pat p1, NameId n1, Pat p2, Na
     }
     return t;
   };
+  // (A binder's body is already such a place.)
   std::optional<TermId> at = underBinder();
-  if (!at)
+  if (!at) {
     at = meeting();
-  assert(at && "the uses always meet at the root");
-  at = statementAbove(*at);
+    assert(at && "the uses always meet at the root");
+    at = statementAbove(*at);
+  }
   TermId moved = terms.add(terms[*at]);
   TermNode let;
   let.kind = TK::Let;

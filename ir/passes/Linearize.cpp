@@ -465,19 +465,18 @@ void FunctionLinearizer::run(Function &fn) {
   if (afterPass)
     afterPass(fn, "expand-matches", now);
   linearizeVariablesIn(fn, state->scratch);
-  now.linear = true;
   if (afterPass)
-    afterPass(fn, "linearize-variables", now);
+    afterPass(fn, "linearize-variables", linearized());
 }
 
 void FunctionLinearizer::finish() {
   // Functions made since (by floating, out of linear ones) are linear.
   for (size_t k = 0; k < done.size(); ++k)
     run(module.functions[k]);
-  if (level == MatchLinearization::Enabled)
-    module.invariants.matchesLinearized = true;
-  module.invariants.matchesExpanded = true;
-  module.invariants.linear = true;
+  Invariants now = linearized();
+  module.invariants.matchesLinearized |= now.matchesLinearized;
+  module.invariants.matchesExpanded = now.matchesExpanded;
+  module.invariants.linear = now.linear;
 }
 
 void linearizeEachFunction(Module &module, MatchLinearization level) {
