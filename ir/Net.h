@@ -4,8 +4,10 @@
 // turns it into the runtime's polarized book.
 #pragma once
 
+#include "runtime/common/Readback.h"
 #include "runtime/common/Term.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -51,8 +53,10 @@ struct TreeId {
   friend bool operator==(TreeId a, TreeId b) { return a.index == b.index; }
 };
 
-/// What a compiler knows about a `(a b)` node; the .hvm text does not say,
-/// so trees read from text leave it Unknown and polarity inference guesses.
+/// What a `(a b)` node is: a λ or an application (Function), or a pair. A
+/// compiler knows; the .hvm text does not say, so trees read from text leave
+/// it Unknown and shape inference (lowering/ShapeInference.h) decides it for
+/// whole classes of nodes that must agree.
 enum class ConRole : uint8_t { Unknown, Function, Pair };
 
 struct Tree {
@@ -178,5 +182,12 @@ template <class Fn> void forEachTree(const Book &book, const Def &def, Fn fn) {
 /// each. A definition read from text (its nodes not counted) may leave a
 /// variable once (HVM2 allows a free port): that rule is not checked there.
 std::vector<std::string> verify(const Book &book);
+
+/// The net IR of a run's normal form: a book with one definition, named
+/// `name`, whose root is `tree`. Variables are named x0, x1, ... in the
+/// tree's numbering; a reference is named by `defNames` (the runtime book's
+/// names, by definition id).
+Book fromResult(const rt::ResultTree &tree, llvm::ArrayRef<std::string> defNames,
+                llvm::StringRef name = "main");
 
 } // namespace bendc::net

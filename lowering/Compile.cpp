@@ -42,7 +42,7 @@ std::optional<net::Book> readNetDefinitions(const core::Program &program,
   // The definitions refer to few names: each is looked for once, by a scan
   // that costs less than the module's index of every function name.
   llvm::StringMap<bool> defined;
-  std::optional<net::Book> nets = readHvmDefinitions(sm, id, read, [&](llvm::StringRef name) {
+  std::optional<net::Book> nets = hvm::readDefinitions(sm, id, read, [&](llvm::StringRef name) {
     auto [it, inserted] = defined.try_emplace(name, false);
     if (inserted)
       it->second = name == "main" || llvm::any_of(module.functions, [&](const hir::Function &f) {

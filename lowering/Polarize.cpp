@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-namespace bendc {
+namespace bendc::lowering {
 
 namespace {
 
@@ -296,14 +296,13 @@ std::optional<rt::Book> Polarizer::run() {
   // (A book whose every `(a b)` says what it is has no classes: every
   // tree's class is None, and there is nothing to decide.)
   if (unknownRoles) {
-    std::vector<ConShape> known(book.trees.size(), ConShape::Unknown);
+    std::vector<net::ConRole> known(book.trees.size(), net::ConRole::Unknown);
     for (TreeId con : polarizedCons)
-      known[con.index] =
-          book[con].role == net::ConRole::Function ? ConShape::Function : ConShape::Pair;
+      known[con.index] = book[con].role; // a polarized definition says each role
     for (const DefState &st : states)
       for (TreeId con : consOf(st))
         if (relationKnown(con))
-          known[con.index] = functionRelation(con) ? ConShape::Function : ConShape::Pair;
+          known[con.index] = functionRelation(con) ? net::ConRole::Function : net::ConRole::Pair;
     shapes = inferShapes(book, known);
     decideShapes();
   }
@@ -399,7 +398,7 @@ void Polarizer::select(uint32_t id) {
 /// between the node and its first child. A member whose polarities already say
 /// otherwise keeps them (the shapes were a guess from a conflicting program).
 void Polarizer::applyShape(uint32_t cls) {
-  bool function = shapes.shape(cls) == ConShape::Function;
+  bool function = shapes.shape(cls) == net::ConRole::Function;
   for (TreeId con : shapes.members(cls))
     if (!relationKnown(con))
       uf.unite(book[con].fst.index, con.index, function);
@@ -415,11 +414,11 @@ void Polarizer::decideShapes() {
       for (TreeId con : consOf(st)) {
         uint32_t cls = shapes.classOf(con);
         if (cls == ShapeClasses::None ||
-            relationKnown(con) == (shapes.shape(cls) != ConShape::Unknown))
+            relationKnown(con) == (shapes.shape(cls) != net::ConRole::Unknown))
           continue;
         // A class whose shape inference already knew, or one a member decides.
-        if (shapes.shape(cls) == ConShape::Unknown)
-          shapes.decide(cls, functionRelation(con) ? ConShape::Function : ConShape::Pair);
+        if (shapes.shape(cls) == net::ConRole::Unknown)
+          shapes.decide(cls, functionRelation(con) ? net::ConRole::Function : net::ConRole::Pair);
         applyShape(cls);
         changed = true;
       }
@@ -907,8 +906,8 @@ void Polarizer::applyDefaults() {
   auto decide = [&](TreeId con) {
     uint32_t cls = shapes.classOf(con);
     if (relationKnown(con)) {
-      if (cls != ShapeClasses::None && shapes.shape(cls) == ConShape::Unknown) {
-        shapes.decide(cls, functionRelation(con) ? ConShape::Function : ConShape::Pair);
+      if (cls != ShapeClasses::None && shapes.shape(cls) == net::ConRole::Unknown) {
+        shapes.decide(cls, functionRelation(con) ? net::ConRole::Function : net::ConRole::Pair);
         applyShape(cls);
       }
       return;
@@ -917,8 +916,8 @@ void Polarizer::applyDefaults() {
       uf.unite(book[con].fst.index, con.index, true);
       return;
     }
-    if (shapes.shape(cls) == ConShape::Unknown)
-      shapes.decide(cls, ConShape::Function);
+    if (shapes.shape(cls) == net::ConRole::Unknown)
+      shapes.decide(cls, net::ConRole::Function);
     applyShape(cls);
     if (!relationKnown(con))
       uf.unite(book[con].fst.index, con.index, true);
@@ -1065,4 +1064,4 @@ std::optional<rt::Book> polarize(const net::Book &book, DiagnosticEngine &diags)
   return Polarizer(book, diags).run();
 }
 
-} // namespace bendc
+} // namespace bendc::lowering

@@ -8,7 +8,7 @@
 
 #include <optional>
 
-namespace bendc {
+namespace bendc::lowering {
 
 /// Gives every tree of every definition a polarity and builds the runtime
 /// book. A definition's root is positive, a redex joins a negative and a
@@ -34,4 +34,4 @@ namespace bendc {
 /// used more than twice are reported; the result is then nothing.
 std::optional<rt::Book> polarize(const net::Book &book, DiagnosticEngine &diags);
 
-} // namespace bendc
+} // namespace bendc::lowering

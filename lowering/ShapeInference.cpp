@@ -1,4 +1,5 @@
 #include "lowering/ShapeInference.h"
+#include "ir/NetGraph.h"
 
 #include "runtime/common/Numeric.h"
 
@@ -9,9 +10,9 @@
 #include <optional>
 #include <utility>
 
-namespace bendc {
+namespace bendc::lowering {
 
-uint32_t ShapeClasses::add(ConShape s) {
+uint32_t ShapeClasses::add(net::ConRole s) {
   uint32_t id = uint32_t(parent.size());
   parent.push_back(id);
   shapes.push_back(s);
@@ -24,12 +25,12 @@ bool ShapeClasses::merge(uint32_t a, uint32_t b) {
   b = find(b);
   if (a == b)
     return true;
-  if (shapes[a] != ConShape::Unknown && shapes[b] != ConShape::Unknown && shapes[a] != shapes[b])
+  if (shapes[a] != net::ConRole::Unknown && shapes[b] != net::ConRole::Unknown && shapes[a] != shapes[b])
     return false;
   if (membersOf[a].size() < membersOf[b].size())
     std::swap(a, b);
   parent[b] = a;
-  if (shapes[a] == ConShape::Unknown)
+  if (shapes[a] == net::ConRole::Unknown)
     shapes[a] = shapes[b];
   membersOf[a].insert(membersOf[a].end(), membersOf[b].begin(), membersOf[b].end());
   membersOf[b].clear();
@@ -37,9 +38,9 @@ bool ShapeClasses::merge(uint32_t a, uint32_t b) {
   return true;
 }
 
-bool ShapeClasses::decide(uint32_t cls, ConShape s) {
+bool ShapeClasses::decide(uint32_t cls, net::ConRole s) {
   uint32_t r = find(cls);
-  if (shapes[r] == ConShape::Unknown) {
+  if (shapes[r] == net::ConRole::Unknown) {
     shapes[r] = s;
     return true;
   }
@@ -622,34 +623,13 @@ private:
   uint32_t generation = 0;
 };
 
-/// The reference graph: a definition and the definitions it names.
-struct DefNode {
-  uint32_t id;
-  std::vector<DefNode *> refs;
-};
-struct RefGraph {
-  std::vector<DefNode> defs;
-  DefNode entry{None, {}}; // names every definition, so one walk reaches all
-};
-
 } // namespace
-} // namespace bendc
 
-template <> struct llvm::GraphTraits<bendc::RefGraph *> {
-  using NodeRef = bendc::DefNode *;
-  using ChildIteratorType = std::vector<bendc::DefNode *>::iterator;
-  static NodeRef getEntryNode(bendc::RefGraph *g) { return &g->entry; }
-  static ChildIteratorType child_begin(NodeRef n) { return n->refs.begin(); }
-  static ChildIteratorType child_end(NodeRef n) { return n->refs.end(); }
-};
-
-namespace bendc {
-
-ShapeClasses inferShapes(const net::Book &book, llvm::ArrayRef<ConShape> known) {
+ShapeClasses inferShapes(const net::Book &book, llvm::ArrayRef<net::ConRole> known) {
   ShapeClasses classes;
   classes.resize(book.trees.size());
-  uint32_t pairClass = classes.add(ConShape::Pair);
-  uint32_t funClass = classes.add(ConShape::Function);
+  uint32_t pairClass = classes.add(net::ConRole::Pair);
+  uint32_t funClass = classes.add(net::ConRole::Function);
   Types types(classes, funClass);
 
   // References name the first definition of a name (a second one is an error
@@ -663,7 +643,7 @@ ShapeClasses inferShapes(const net::Book &book, llvm::ArrayRef<ConShape> known) 
   };
   auto inBook = [&](TreeId t) { return t.valid() && t.index < book.trees.size(); };
   auto newClass = [&](TreeId t) {
-    uint32_t cls = classes.add(t.index < known.size() ? known[t.index] : ConShape::Unknown);
+    uint32_t cls = classes.add(t.index < known.size() ? known[t.index] : net::ConRole::Unknown);
     classes.setClass(t, cls);
     return cls;
   };
@@ -764,18 +744,7 @@ ShapeClasses inferShapes(const net::Book &book, llvm::ArrayRef<ConShape> known) 
     }
   };
 
-  RefGraph graph;
-  graph.defs.resize(book.defs.size());
-  for (uint32_t id = 0; id < book.defs.size(); ++id) {
-    DefNode &node = graph.defs[id];
-    node.id = id;
-    graph.entry.refs.push_back(&node);
-    forEachTree(book.defs[id], [&](TreeId t) {
-      if (book[t].kind == TreeKind::Ref)
-        if (uint32_t callee = target(book[t]); callee != None)
-          node.refs.push_back(&graph.defs[callee]);
-    });
-  }
+  net::RefGraph graph(book);
 
   // One type per tree (the wire at its principal port) and per definition.
   std::vector<uint32_t> typeOf(book.trees.size());
@@ -891,31 +860,31 @@ ShapeClasses inferShapes(const net::Book &book, llvm::ArrayRef<ConShape> known) 
   uint32_t scc = 0;
   std::vector<std::pair<uint32_t, uint32_t>> sccNodes; // nodes made while typing each
   for (auto it = llvm::scc_begin(&graph); !it.isAtEnd(); ++it, ++scc) {
-    const std::vector<DefNode *> &component = *it;
+    const std::vector<net::RefGraph::Node *> &component = *it;
     uint32_t begin = uint32_t(types.size());
     sccNodes.push_back({begin, begin});
     monomorphic.push_back(0);
     if (component.size() == 1 && component[0] == &graph.entry)
       continue;
-    for (DefNode *node : component)
-      sccOf[node->id] = scc;
+    for (net::RefGraph::Node *node : component)
+      sccOf[node->def] = scc;
     std::vector<uint32_t> roots;
-    for (DefNode *node : component) {
-      const net::Def &d = book.defs[node->id];
+    for (net::RefGraph::Node *node : component) {
+      const net::Def &d = book.defs[node->def];
       varType.clear();
       forEachTree(d, [&](TreeId t) { typeTree(t, scc); });
-      types.unify(typeAt(d.root), defType[node->id]);
+      types.unify(typeAt(d.root), defType[node->def]);
       for (const net::Redex &r : d.redexes)
         types.unify(typeAt(r.lhs), typeAt(r.rhs));
-      roots.push_back(defType[node->id]);
+      roots.push_back(defType[node->def]);
     }
     types.markReachable(roots, begin);
     types.settle(begin, uint32_t(types.size()), true);
     sccNodes.back().second = uint32_t(types.size());
-    for (DefNode *node : component) {
-      schemes[node->id] = types.generalise(defType[node->id], std::min(budget, schemeCap));
-      if (schemes[node->id])
-        budget -= schemes[node->id]->nodes.size();
+    for (net::RefGraph::Node *node : component) {
+      schemes[node->def] = types.generalise(defType[node->def], std::min(budget, schemeCap));
+      if (schemes[node->def])
+        budget -= schemes[node->def]->nodes.size();
     }
   }
   // An IO program (one that builds HVM2's IO magic number) has its result
@@ -966,10 +935,10 @@ ShapeClasses inferShapes(const net::Book &book, llvm::ArrayRef<ConShape> known) 
   // monomorphically: what is deferred in them (and in the copies they hold)
   // is settled now.
   std::vector<uint8_t> referenced(scc, 0);
-  for (const DefNode &node : graph.defs)
-    for (const DefNode *callee : node.refs)
-      if (sccOf[callee->id] != sccOf[node.id])
-        referenced[sccOf[callee->id]] = 1;
+  for (const net::RefGraph::Node &node : graph.defs)
+    for (const net::RefGraph::Node *callee : node.refs)
+      if (sccOf[callee->def] != sccOf[node.def])
+        referenced[sccOf[callee->def]] = 1;
   uint32_t end = uint32_t(types.size());
   for (uint32_t c = 0; c < scc; ++c)
     if (!referenced[c] || monomorphic[c])
@@ -978,4 +947,4 @@ ShapeClasses inferShapes(const net::Book &book, llvm::ArrayRef<ConShape> known) 
   return classes;
 }
 
-} // namespace bendc
+} // namespace bendc::lowering

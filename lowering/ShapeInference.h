@@ -32,9 +32,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace bendc {
-
-enum class ConShape : uint8_t { Unknown, Function, Pair };
+namespace bendc::lowering {
 
 class ShapeClasses {
 public:
@@ -45,15 +43,15 @@ public:
   uint32_t classOf(net::TreeId t) const {
     return t.index < classOfTree.size() ? classOfTree[t.index] : None;
   }
-  ConShape shape(uint32_t cls) const { return shapes[find(cls)]; }
+  net::ConRole shape(uint32_t cls) const { return shapes[find(cls)]; }
   /// Fixes the shape of a class; false if it already had the other shape.
-  bool decide(uint32_t cls, ConShape s);
+  bool decide(uint32_t cls, net::ConRole s);
   /// The `(a b)` trees of a class (valid until the next decide()).
   const std::vector<net::TreeId> &members(uint32_t cls) const { return membersOf[find(cls)]; }
   unsigned conflicts() const { return conflictCount; }
 
   // Building (used by inferShapes).
-  uint32_t add(ConShape s);
+  uint32_t add(net::ConRole s);
   /// Joins two classes; false (and nothing joined) when their shapes differ.
   bool merge(uint32_t a, uint32_t b);
   void setClass(net::TreeId t, uint32_t cls) {
@@ -72,13 +70,13 @@ private:
 
   std::vector<uint32_t> classOfTree;
   std::vector<uint32_t> parent;
-  std::vector<ConShape> shapes;
+  std::vector<net::ConRole> shapes;
   std::vector<std::vector<net::TreeId>> membersOf;
   unsigned conflictCount = 0;
 };
 
 /// `known` (empty, or one per tree) gives the shapes of `(a b)` trees that
 /// are already certain; a class never joins a function with a pair.
-ShapeClasses inferShapes(const net::Book &book, llvm::ArrayRef<ConShape> known = {});
+ShapeClasses inferShapes(const net::Book &book, llvm::ArrayRef<net::ConRole> known = {});
 
-} // namespace bendc
+} // namespace bendc::lowering

@@ -1,4 +1,5 @@
 #include "runtime/Runtime.h"
+#include "runtime/Io.h"
 #include "runtime/cpu/CpuRuntime.h"
 
 #include <cmath>
@@ -35,6 +36,19 @@ RunResult run(const Book &book, const RunOptions &options) {
     return runCpu(book, options);
   }
   return runCpu(book, options);
+}
+
+void takeNormalForm(RunResult &result, const Term *slots, const Book &book,
+                    const RunOptions &options) {
+  result.normalForm = readback(slots);
+  if (result.normalForm.broken != ~Loc(0)) {
+    result.status = RunStatus::Fault;
+    result.message = "the normal form holds a broken term (in slot " +
+                     std::to_string(result.normalForm.broken) +
+                     "): this is a bug in bendc's runtime, not in the program";
+    return;
+  }
+  result.ioPending = !options.io && isIoCall(slots, book, RootSlot);
 }
 
 uint64_t defaultMemBytes() {

@@ -5,6 +5,7 @@
 
 #include "runtime/Io.h"
 #include "runtime/common/Book.h"
+#include "runtime/common/Readback.h"
 #include "runtime/common/Rules.h"
 
 #include <array>
@@ -61,13 +62,19 @@ struct RunStats {
 struct RunResult {
   RunStatus status = RunStatus::Ok;
   std::string message;   // for every status but Ok: what happened and what to do
-  std::string result;    // the normal form in .hvm tree syntax
+  ResultTree normalForm; // for Ok: the normal form of the entry definition
   RunStats stats;
   /// The result is an IO call that was not run (options.io was false).
   bool ioPending = false;
 };
 
 RunResult run(const Book &book, const RunOptions &options);
+
+/// For a backend whose run ended well: reads the normal form out of
+/// quiescent memory into `result` (a broken term there makes the run a
+/// Fault) and says whether it is an IO call left pending.
+void takeNormalForm(RunResult &result, const Term *slots, const Book &book,
+                    const RunOptions &options);
 
 /// Half of the physical memory: untouched pages cost nothing, and the rest is
 /// left to the system.

@@ -7,7 +7,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 
-namespace bendc {
+namespace bendc::hvm {
 
 namespace {
 
@@ -424,17 +424,17 @@ std::optional<Token> Reader::definitionNameAhead() {
 
 } // namespace
 
-std::optional<net::Book> readHvmBook(llvm::SourceMgr &sm, unsigned bufferId,
+std::optional<net::Book> readBook(llvm::SourceMgr &sm, unsigned bufferId,
                                      DiagnosticEngine &diags) {
   const llvm::MemoryBuffer *buffer = sm.getMemoryBuffer(bufferId);
   return Reader(buffer->getBuffer(), diags).read();
 }
 
 std::optional<net::Book>
-readHvmDefinitions(llvm::SourceMgr &sm, unsigned bufferId, DiagnosticEngine &diags,
+readDefinitions(llvm::SourceMgr &sm, unsigned bufferId, DiagnosticEngine &diags,
                    llvm::function_ref<bool(llvm::StringRef)> definedOutside) {
   const llvm::MemoryBuffer *buffer = sm.getMemoryBuffer(bufferId);
   return Reader(buffer->getBuffer(), diags, definedOutside).read();
 }
 
-} // namespace bendc
+} // namespace bendc::hvm

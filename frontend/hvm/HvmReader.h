@@ -8,7 +8,7 @@
 
 #include <optional>
 
-namespace bendc {
+namespace bendc::hvm {
 
 /// Parses every definition of the buffer `bufferId` of `sm` and checks the
 /// book: no variable occurs more than twice in its definition (one that
@@ -16,15 +16,15 @@ namespace bendc {
 /// existing definitions, names are unique and `@main` exists. Syntax errors do
 /// not stop the reader: it reports them all, going on at the next definition.
 /// Returns the book, or nothing when any error was reported.
-std::optional<net::Book> readHvmBook(llvm::SourceMgr &sm, unsigned bufferId,
+std::optional<net::Book> readBook(llvm::SourceMgr &sm, unsigned bufferId,
                                      DiagnosticEngine &diags);
 
 /// Reads definitions that are part of a larger book (a Bend program's `hvm`
-/// definitions), checked as readHvmBook checks a book, except that a
+/// definitions), checked as readBook checks a book, except that a
 /// reference may also name a definition `definedOutside` accepts and the
 /// buffer need not define `@main`.
 std::optional<net::Book>
-readHvmDefinitions(llvm::SourceMgr &sm, unsigned bufferId, DiagnosticEngine &diags,
+readDefinitions(llvm::SourceMgr &sm, unsigned bufferId, DiagnosticEngine &diags,
                    llvm::function_ref<bool(llvm::StringRef)> definedOutside);
 
-} // namespace bendc
+} // namespace bendc::hvm

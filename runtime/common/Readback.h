@@ -1,17 +1,38 @@
-// Reads the normal form back from net memory as an HVM2 tree: `(a b)`, `{a b}`,
-// `$(a b)`, `?(a b)`, `*`, `@ref`, numbers, and variables named x0, x1, ... in
-// the order they first appear (as HVM2's own tests normalise them), so the text
-// is the same for every thread count and backend.
+// Reads the normal form back from net memory as a tree: what a run hands
+// back. Its text is HVM2's (`(a b)`, `{a b}`, `$(a b)`, `?(a b)`, `*`, `@ref`,
+// numbers, and variables x0, x1, ...: ir/NetPrinter.h prints it once the net
+// IR holds it); Bend readback reads the tree itself, with no text between.
 #pragma once
 
-#include "runtime/common/Book.h"
 #include "runtime/common/Term.h"
 
-#include <string>
+#include <cstdint>
+#include <vector>
 
 namespace bendc::rt {
 
-/// `load(slot)` returns the term in a slot; memory must be quiescent.
-std::string readback(const Term *slots, const Book &book, Loc rootSlot = RootSlot);
+/// The normal form as a tree. Variables are numbered in the order they first
+/// appear (as HVM2's own tests normalise them), so the tree is the same for
+/// every thread count and backend.
+struct ResultTree {
+  /// The kinds of trees, in the order of the net IR's (net::TreeKind).
+  enum class Kind : uint8_t { Var, Ref, Era, Num, Con, Dup, Opr, Swi };
+  struct Node {
+    Kind kind = Kind::Era;
+    /// Var: its number; Ref: the definition's index in the Book; Num: the
+    /// HVM2 number word.
+    uint32_t value = 0;
+    uint32_t fst = 0, snd = 0; // Con, Dup, Opr and Swi: children (indices into nodes)
+  };
+  std::vector<Node> nodes; // nodes[0] is the root; a parent comes before its children
+  uint32_t vars = 0;       // variables, numbered 0 to vars - 1
+  /// Where readback met a term that is neither a tree nor a variable (a
+  /// broken net): the slot holding it, or ~0 when none was met. Such a term
+  /// is read as `*`.
+  Loc broken = ~Loc(0);
+};
+
+/// Reads the tree whose root is in `rootSlot`; memory must be quiescent.
+ResultTree readback(const Term *slots, Loc rootSlot = RootSlot);
 
 } // namespace bendc::rt

@@ -3,7 +3,6 @@
 #include "runtime/Progress.h"
 #include "runtime/common/Interact.h"
 #include "runtime/common/NodeStock.h"
-#include "runtime/common/Readback.h"
 #include "runtime/cpu/Arena.h"
 
 #include <algorithm>
@@ -636,8 +635,7 @@ RunResult runCpu(const Book &book, const RunOptions &options) {
   result.status = RunStatus(shared.failure.load());
   switch (result.status) {
   case RunStatus::Ok:
-    result.result = readback(arena.slotData(), book);
-    result.ioPending = !options.io && isIoCall(arena.slotData(), book, RootSlot);
+    takeNormalForm(result, arena.slotData(), book, options);
     break;
   case RunStatus::OutOfMemory:
     result.message = "out of memory: the net needed more than " + std::to_string(arena.nodeCount()) +

@@ -31,7 +31,6 @@
 #include "runtime/NetHost.h"
 #include "runtime/Progress.h"
 #include "runtime/Runtime.h"
-#include "runtime/common/Readback.h"
 #include "runtime/cuda/DeviceContext.cuh"
 
 #include <algorithm>
@@ -393,7 +392,7 @@ struct Runner {
   RunResult fail(RunStatus status, std::string message) {
     result.status = status;
     result.message = std::move(message);
-    result.result.clear();
+    result.normalForm = {};
     return result;
   }
   RunResult deviceError(const char *what, cudaError_t e) {
@@ -807,8 +806,7 @@ RunResult Runner::run(bool required) {
       cudaSuccess)
     return deviceError("copying the result back", e);
   result.status = RunStatus::Ok;
-  result.result = readback(hostSlots.data(), book);
-  result.ioPending = !options.io && isIoCall(hostSlots.data(), book, RootSlot);
+  takeNormalForm(result, hostSlots.data(), book, options);
   return result;
 }
 

@@ -1,7 +1,7 @@
 // libFuzzer target: reads any bytes as a .hvm book and polarizes what reads.
 // Every input must end in diagnostics or a book; crashes, hangs and sanitizer
 // reports are bugs.
-#include "frontend/hvm/HvmPrinter.h"
+#include "ir/NetPrinter.h"
 #include "frontend/hvm/HvmReader.h"
 #include "lowering/Polarize.h"
 
@@ -19,9 +19,9 @@ static std::optional<net::Book> readText(llvm::StringRef text, std::string *rend
   DiagnosticEngine diags(sm);
   unsigned id =
       sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "fuzz.hvm"), llvm::SMLoc());
-  std::optional<net::Book> book = readHvmBook(sm, id, diags);
+  std::optional<net::Book> book = hvm::readBook(sm, id, diags);
   if (book)
-    (void)polarize(*book, diags);
+    (void)lowering::polarize(*book, diags);
   llvm::raw_string_ostream os(*rendered);
   diags.renderText(os);
   return book;
@@ -30,7 +30,7 @@ static std::optional<net::Book> readText(llvm::StringRef text, std::string *rend
 static std::string print(const net::Book &book) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  printHvmBook(os, book);
+  net::printBook(os, book);
   os.flush();
   return text;
 }

@@ -1,7 +1,7 @@
 // The .hvm reader and printer: every tree and number form, names, trivia,
 // exact error messages, recovery, deep nesting and print/read round trips.
 #include "frontend/hvm/HvmReader.h"
-#include "frontend/hvm/HvmPrinter.h"
+#include "ir/NetPrinter.h"
 #include "runtime/common/Operate.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -26,7 +26,7 @@ struct Read {
   explicit Read(llvm::StringRef text) {
     unsigned id = sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "test.hvm"),
                                         llvm::SMLoc());
-    book = readHvmBook(sm, id, diags);
+    book = hvm::readBook(sm, id, diags);
   }
 
   /// Every diagnostic as `line:col: message [Kind]`, one per line.
@@ -53,14 +53,14 @@ struct Read {
 std::string printBook(const net::Book &book) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  printHvmBook(os, book);
+  net::printBook(os, book);
   return os.str();
 }
 
 std::string printTree(const net::Book &book, net::TreeId tree) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  printHvmTree(os, book, tree);
+  net::printTree(os, book, tree);
   return os.str();
 }
 

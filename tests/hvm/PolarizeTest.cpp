@@ -26,9 +26,9 @@ struct Polarized {
   explicit Polarized(llvm::StringRef text) {
     unsigned id = sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "test.hvm"),
                                         llvm::SMLoc());
-    net = readHvmBook(sm, id, diags);
+    net = hvm::readBook(sm, id, diags);
     if (net)
-      book = polarize(*net, diags);
+      book = lowering::polarize(*net, diags);
   }
 
   std::string messages() const {
@@ -66,7 +66,7 @@ struct Polarized {
 /// The only diagnostics of a book that must not polarize.
 /// Reads `text` as a book in `diags`' source manager.
 std::optional<net::Book> readBook(llvm::StringRef text, DiagnosticEngine &diags) {
-  return readHvmBook(diags.sourceMgr(),
+  return hvm::readBook(diags.sourceMgr(),
                      diags.sourceMgr().AddNewSourceBuffer(
                          llvm::MemoryBuffer::getMemBufferCopy(text, "t.hvm"), llvm::SMLoc()),
                      diags);
@@ -381,7 +381,7 @@ TEST_CASE("books built without the reader are checked too") {
   b.defs.push_back({main, root, {}, {}});
   llvm::SourceMgr sm;
   DiagnosticEngine diags(sm);
-  CHECK_FALSE(polarize(b, diags));
+  CHECK_FALSE(lowering::polarize(b, diags));
   REQUIRE(diags.diagnostics().size() == 1);
   CHECK(diags.diagnostics()[0].kind == DiagKind::HvmUnboundReference);
 
@@ -390,7 +390,7 @@ TEST_CASE("books built without the reader are checked too") {
   // A variable that occurs once: its wire ends in a free port, a slot of
   // a node of its own that nothing fills.
   DiagnosticEngine counts(sm);
-  std::optional<Book> free = polarize(b, counts);
+  std::optional<Book> free = lowering::polarize(b, counts);
   REQUIRE(free);
   REQUIRE(counts.diagnostics().size() == 1);
   CHECK(counts.diagnostics()[0].kind == DiagKind::HvmUnpairedVariable);
@@ -403,7 +403,7 @@ TEST_CASE("books built without the reader are checked too") {
 
   b.defs.clear();
   DiagnosticEngine noMain(sm);
-  CHECK_FALSE(polarize(b, noMain));
+  CHECK_FALSE(lowering::polarize(b, noMain));
   REQUIRE(noMain.diagnostics().size() == 1);
   CHECK(noMain.diagnostics()[0].kind == DiagKind::HvmMissingMain);
 
@@ -411,7 +411,7 @@ TEST_CASE("books built without the reader are checked too") {
   b.defs.push_back({main, era, {}, {}});
   b.defs.push_back({main, era, {}, {}});
   DiagnosticEngine twice(sm);
-  CHECK_FALSE(polarize(b, twice));
+  CHECK_FALSE(lowering::polarize(b, twice));
   REQUIRE_FALSE(twice.diagnostics().empty());
   CHECK(twice.diagnostics()[0].kind == DiagKind::HvmDuplicateDefinition);
 }
@@ -424,7 +424,7 @@ TEST_CASE("a (a b) a compiler says is a function or a pair is taken at its word"
     net::Tree &root = (*book)[book->defs[0].root];
     REQUIRE(root.kind == net::TreeKind::Con);
     root.role = role;
-    return polarize(*book, diags);
+    return lowering::polarize(*book, diags);
   };
   llvm::SourceMgr sm;
   DiagnosticEngine asFunction(sm), asPair(sm), numbers(sm);
@@ -474,7 +474,7 @@ TEST_CASE("a polarized definition's polarities come from its parents, checked as
       for (llvm::StringRef name : names)
         d.polarized |= book->names[d.name] == name;
     }
-    return polarize(*book, diags);
+    return lowering::polarize(*book, diags);
   };
   llvm::SourceMgr sm;
   const char *program = "@main = r & @id ~ (x r) & @two ~ x\n@id = (a a)\n@two = 2\n";
@@ -559,7 +559,7 @@ TEST_CASE("what a polarized definition's (a b) is flows to the definitions infer
       (*book)[mk.root].role = net::ConRole::Pair;
       mk.polarized = true;
     }
-    std::optional<Book> out = polarize(*book, diags);
+    std::optional<Book> out = lowering::polarize(*book, diags);
     REQUIRE(out);
     const DefInfo &main = out->defs[0];
     REQUIRE(main.redexCount == 1);

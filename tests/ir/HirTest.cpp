@@ -1,7 +1,7 @@
 // The HIR, its verifier, the dataflow solver and each pass, on small programs
 // run through the frontend. The verifier runs after every pass.
 #include "../frontend/FrontendTestUtil.h"
-#include "frontend/hvm/HvmPrinter.h"
+#include "ir/NetPrinter.h"
 #include "frontend/hvm/HvmReader.h"
 #include "ir/Dataflow.h"
 #include "ir/Passes.h"
@@ -92,7 +92,7 @@ std::string hvmOf(Module &m, bool eta = true) {
   REQUIRE(lowering::lowerToNet(m, options, book, diags));
   std::string text;
   llvm::raw_string_ostream os(text);
-  printHvmBook(os, book);
+  net::printBook(os, book);
   return os.str();
 }
 
@@ -106,7 +106,7 @@ std::string compiledBookText(const test::FrontendRun &front, bool verifyEachPass
   REQUIRE(r.book);
   std::string text;
   llvm::raw_string_ostream os(text);
-  printHvmBook(os, r.net);
+  net::printBook(os, r.net);
   return text;
 }
 
@@ -128,7 +128,7 @@ std::string passByPassBookText(const test::FrontendRun &front) {
   REQUIRE(lowering::lowerToNet(*m, lowering::NetOptions(), book, *front.diags));
   std::string text;
   llvm::raw_string_ostream os(text);
-  printHvmBook(os, book);
+  net::printBook(os, book);
   return text;
 }
 
@@ -575,11 +575,11 @@ TEST_CASE("a compiled book prints as .hvm text that reads back to the same text"
   llvm::SourceMgr sm;
   DiagnosticEngine diags(sm);
   unsigned id = sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(first, "book.hvm"), {});
-  std::optional<net::Book> again = readHvmBook(sm, id, diags);
+  std::optional<net::Book> again = hvm::readBook(sm, id, diags);
   REQUIRE(again);
   std::string second;
   llvm::raw_string_ostream os2(second);
-  printHvmBook(os2, *again);
+  net::printBook(os2, *again);
   CHECK(first == os2.str());
 }
 

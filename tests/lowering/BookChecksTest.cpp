@@ -2,7 +2,7 @@
 // eager (recursion cycles), node counts against a limit, inlining of leaf
 // definitions, and pruning what inlining leaves unreferenced.
 #include "lowering/BookChecks.h"
-#include "frontend/hvm/HvmPrinter.h"
+#include "ir/NetPrinter.h"
 #include "frontend/hvm/HvmReader.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -25,7 +25,7 @@ struct Checked {
   explicit Checked(llvm::StringRef text) {
     unsigned id =
         sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "t.hvm"), llvm::SMLoc());
-    std::optional<net::Book> read = readHvmBook(sm, id, diags);
+    std::optional<net::Book> read = hvm::readBook(sm, id, diags);
     REQUIRE(read);
     REQUIRE_FALSE(diags.hasErrors());
     book = std::move(*read);
@@ -42,7 +42,7 @@ struct Checked {
   std::string text() const {
     std::string out;
     llvm::raw_string_ostream os(out);
-    printHvmBook(os, book);
+    net::printBook(os, book);
     return out;
   }
 };

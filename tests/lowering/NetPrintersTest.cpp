@@ -29,7 +29,7 @@ rt::Book polarized(llvm::StringRef text) {
   net::Book book = readBook(text);
   llvm::SourceMgr sm;
   DiagnosticEngine diags(sm);
-  std::optional<rt::Book> out = polarize(book, diags);
+  std::optional<rt::Book> out = lowering::polarize(book, diags);
   REQUIRE(out);
   return std::move(*out);
 }

@@ -15,7 +15,21 @@ inline net::Book readBookText(llvm::StringRef text) {
   DiagnosticEngine diags(sm);
   unsigned id =
       sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "book.hvm"), llvm::SMLoc());
-  std::optional<net::Book> book = readHvmBook(sm, id, diags);
+  std::optional<net::Book> book = hvm::readBook(sm, id, diags);
+  REQUIRE(book);
+  return std::move(*book);
+}
+
+/// A normal form from HVM2 net text (`tree & a ~ b ...`) as a book of one
+/// definition, as net::fromResult makes it from a run; references may name
+/// definitions of another book.
+inline net::Book readNetText(llvm::StringRef text) {
+  llvm::SourceMgr sm;
+  DiagnosticEngine diags(sm);
+  unsigned id = sm.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy("@main = " + text.str(), "result.hvm"), llvm::SMLoc());
+  std::optional<net::Book> book =
+      hvm::readDefinitions(sm, id, diags, [](llvm::StringRef) { return true; });
   REQUIRE(book);
   return std::move(*book);
 }

@@ -6,7 +6,7 @@
 #include "tests/lowering/ReadBookText.h"
 #include "tests/runtime/RunText.h"
 
-#include "frontend/hvm/HvmPrinter.h"
+#include "ir/NetPrinter.h"
 #include "lowering/Compile.h"
 #include "lowering/Polarize.h"
 #include "lowering/ShapeInference.h"
@@ -16,6 +16,7 @@
 #include <doctest/doctest.h>
 
 using namespace bendc;
+using namespace bendc::lowering;
 
 namespace {
 
@@ -38,7 +39,7 @@ const net::Def &def(const net::Book &book, llvm::StringRef name) {
   return book.defs.front();
 }
 
-ConShape shapeOf(const ShapeClasses &classes, net::TreeId t) {
+net::ConRole shapeOf(const ShapeClasses &classes, net::TreeId t) {
   uint32_t cls = classes.classOf(t);
   REQUIRE(cls != ShapeClasses::None);
   return classes.shape(cls);
@@ -57,12 +58,12 @@ void checkRoundTrip(const char *source) {
 
   std::string text;
   llvm::raw_string_ostream os(text);
-  printHvmBook(os, compiled.net);
+  net::printBook(os, compiled.net);
   os.flush();
   net::Book read = test::readBookText(text);
   llvm::SourceMgr sm;
   DiagnosticEngine diags(sm);
-  std::optional<rt::Book> guessed = polarize(read, diags);
+  std::optional<rt::Book> guessed = lowering::polarize(read, diags);
   REQUIRE(guessed);
 
   const rt::Book &truth = *compiled.book;
@@ -133,7 +134,7 @@ TEST_CASE("what a helper returns, taken apart by its caller, decides the helper'
                                       "@flip = (* (a (b (b a))))\n");
   llvm::SourceMgr sm;
   DiagnosticEngine diags(sm);
-  std::optional<rt::Book> polarized = polarize(book, diags);
+  std::optional<rt::Book> polarized = lowering::polarize(book, diags);
   REQUIRE(polarized);
   const rt::DefInfo &keep = polarized->defs[2];
   REQUIRE(polarized->names[2] == "keep");
@@ -158,7 +159,7 @@ TEST_CASE("the argument of an IO call is a tuple: the host takes it apart") {
   // `@IO/call ~ (79 ((e f) g))`: the pair is the first child of the second node.
   net::TreeId call = open.redexes[0].rhs;
   net::TreeId argument = book[book[call].snd].fst;
-  CHECK(shapeOf(classes, argument) == ConShape::Pair);
+  CHECK(shapeOf(classes, argument) == net::ConRole::Pair);
 }
 
 TEST_CASE("each use of a definition shares the classes of its nodes") {

@@ -5,7 +5,7 @@
 // ends; a crash, a sanitizer report, a hang or an internal error is a bug.
 #include "frontend/Frontend.h"
 #include "lowering/Compile.h"
-#include "lowering/Readback.h"
+#include "readback/Readback.h"
 #include "runtime/Runtime.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -86,10 +86,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   default:
     internalError("unexpected run status: " + result.message);
   }
-  lowering::ReadbackResult shown =
-      lowering::readbackBend(result.result, compiled.net, *front.program);
-  // A normal form that does not parse back as a net is the runtime's bug.
+  readback::Result shown = readback::toBend(net::fromResult(result.normalForm, compiled.book->names),
+                                            compiled.net, *front.program);
+  // A normal form that does not read back as a net is the runtime's bug.
   if (shown.text.empty())
-    internalError("the normal form does not read back: " + result.result);
+    internalError("the normal form does not read back");
   return 0;
 }

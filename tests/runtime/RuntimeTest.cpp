@@ -285,13 +285,13 @@ TEST_CASE("parallel programs give the same result and count on every thread coun
       CAPTURE(threads);
       auto many = runText(program, threads);
       REQUIRE(many.run.status == rt::RunStatus::Ok);
-      CHECK(many.run.result == one.run.result);
+      CHECK(many.result == one.result);
       CHECK(many.run.stats.interactions == one.run.stats.interactions);
       CHECK(many.run.stats.byRule == one.run.stats.byRule);
     }
   }
-  CHECK(runText(sumProgram).run.result == std::to_string((16384ull * 16383 / 2) % (1 << 24)));
-  CHECK(runText(treeProgram).run.result == std::to_string((4096ull * 4095 / 2) % (1 << 24)));
+  CHECK(runText(sumProgram).result == std::to_string((16384ull * 16383 / 2) % (1 << 24)));
+  CHECK(runText(treeProgram).result == std::to_string((4096ull * 4095 / 2) % (1 << 24)));
 }
 
 namespace {
@@ -314,7 +314,7 @@ Outcome sameWithoutSwitchCalls(const char *text, unsigned threads) {
   INFO(std::string(text));
   REQUIRE(direct.run.status == rt::RunStatus::Ok);
   REQUIRE(expanded.run.status == rt::RunStatus::Ok);
-  CHECK(direct.run.result == expanded.run.result);
+  CHECK(direct.result == expanded.result);
   for (unsigned r = 0; r < rt::RuleCount; ++r) {
     INFO("rule " << r);
     CHECK(direct.run.stats.byRule[r] == expanded.run.stats.byRule[r]);
@@ -437,7 +437,7 @@ TEST_CASE("without IO the call is the result, and it is recognised as pending") 
   CHECK_FALSE(plain.run.ioPending);
   options.io = true;
   auto plainIo = testing::runText("@main = ((1 ((1 2) (((0 y) y) (* ((a a) r))))) r)\n", options);
-  CHECK(plainIo.run.result == plain.run.result);
+  CHECK(plainIo.result == plain.result);
   CHECK(plainIo.run.stats.ioCalls == 0);
 }
 

@@ -5,18 +5,18 @@
 //   130 interrupted (Ctrl-C).
 #include "BendCommands.h"
 #include "FrontendOptions.h"
-#include "support/Diagnostic.h"
 #include "frontend/Frontend.h"
-#include "support/LargeStack.h"
-#include "support/PhaseTimer.h"
-#include "frontend/hvm/HvmPrinter.h"
 #include "frontend/hvm/HvmReader.h"
+#include "ir/NetPrinter.h"
 #include "lowering/Compile.h"
 #include "lowering/NetDot.h"
-#include "lowering/PolarizedPrinter.h"
 #include "lowering/Polarize.h"
-#include "lowering/Readback.h"
+#include "lowering/PolarizedPrinter.h"
+#include "readback/Readback.h"
 #include "runtime/Runtime.h"
+#include "support/Diagnostic.h"
+#include "support/LargeStack.h"
+#include "support/PhaseTimer.h"
 #include "tools/lsp/LanguageServer.h"
 
 #include "llvm/Support/BuryPointer.h"
@@ -155,10 +155,13 @@ void catchInterrupts() {
 }
 
 /// Reduces `book`; `show` turns the normal form into the text after "Result: ".
+/// HVM2's text of a normal form.
+std::string hvmText(const net::Book &normalForm) {
+  return net::treeText(normalForm, normalForm.defs.front().root);
+}
+
 int runBook(const rt::Book &book,
-            llvm::function_ref<std::string(const std::string &)> show = [](const std::string &r) {
-              return r;
-            }) {
+            llvm::function_ref<std::string(const net::Book &)> show = hvmText) {
   rt::RunOptions options;
   options.backend = backendOpt;
   options.threads = threadCount;
@@ -193,7 +196,7 @@ int runBook(const rt::Book &book,
       printStats(r.stats);
     return rt::exitCodeFor(r.status);
   }
-  std::string shown = show(r.result); // may print warnings first
+  std::string shown = show(net::fromResult(r.normalForm, book.names)); // may print warnings first
   outs() << (prettyFlag ? "Result:\n" : "Result: ") << shown << "\n"; // as Bend prints each
   if (*statsFlag)
     printStats(r.stats);
@@ -224,7 +227,7 @@ bool writeHvmFile(const net::Book &book) {
   // A large book is megabytes of text: written in large pieces, not in the
   // file system's block size (3 300 system calls for a 13 MB book).
   out.os().SetBufferSize(size_t(1) << 20);
-  printHvmBook(out.os(), book);
+  net::printBook(out.os(), book);
   out.keep();
   return true;
 }
@@ -234,7 +237,7 @@ bool writeHvmFile(const net::Book &book) {
 bool printNetStage(const net::Book &netBook, const rt::Book *book,
                    ArrayRef<StringRef> drawOnly = {}) {
   if (emitStage == "hvm")
-    printHvmBook(outs(), netBook);
+    net::printBook(outs(), netBook);
   else if (emitStage == "net" && book)
     lowering::printPolarizedBook(outs(), *book);
   else if (emitStage == "dot")
@@ -250,10 +253,10 @@ int runHvmInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
            << "'...) apply to a Bend program's main; a .hvm book takes none\n";
     return ExitUsage;
   }
-  std::optional<net::Book> netBook = readHvmBook(sources, buffer, diags);
+  std::optional<net::Book> netBook = hvm::readBook(sources, buffer, diags);
   if (!netBook || diags.hasErrors())
     return finishWithDiagnostics(diags);
-  std::optional<rt::Book> book = polarize(*netBook, diags);
+  std::optional<rt::Book> book = lowering::polarize(*netBook, diags);
   if (!book || diags.hasErrors())
     return finishWithDiagnostics(diags);
   renderDiagnostics(diags); // warnings, if any
@@ -434,8 +437,8 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
            << compileOpts.entryName << "' to run\n";
     return ExitInputError;
   }
-  return runBook(*compiled.book, [&](const std::string &normalForm) {
-    lowering::ReadbackResult shown = lowering::readbackBend(normalForm, compiled.net, program, {linearFlag, prettyFlag});
+  return runBook(*compiled.book, [&](const net::Book &normalForm) {
+    readback::Result shown = readback::toBend(normalForm, compiled.net, program, {linearFlag, prettyFlag});
     if (!shown.warnings.empty()) {
       // As `bend run` reports them, on stderr before the result.
       outs().flush();

@@ -1,10 +1,10 @@
-#include "frontend/hvm/HvmPrinter.h"
+#include "ir/NetPrinter.h"
 
 #include "runtime/common/NumericText.h"
 
 #include <vector>
 
-namespace bendc {
+namespace bendc::net {
 
 namespace {
 
@@ -28,7 +28,7 @@ const char *opener(net::TreeKind kind) {
 
 } // namespace
 
-void printHvmTree(llvm::raw_ostream &os, const net::Book &book, net::TreeId root) {
+void printTree(llvm::raw_ostream &os, const net::Book &book, net::TreeId root) {
   llvm::SmallVector<Item, 32> stack{{root}};
   while (!stack.empty()) {
     Item item = stack.back();
@@ -53,18 +53,25 @@ void printHvmTree(llvm::raw_ostream &os, const net::Book &book, net::TreeId root
   }
 }
 
-void printHvmBook(llvm::raw_ostream &os, const net::Book &book) {
+std::string treeText(const Book &book, TreeId tree) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printTree(os, book, tree);
+  return text;
+}
+
+void printBook(llvm::raw_ostream &os, const net::Book &book) {
   for (const net::Def &def : book.defs) {
     os << '@' << book.names[def.name] << " = ";
-    printHvmTree(os, book, def.root);
+    printTree(os, book, def.root);
     for (const net::Redex &redex : def.redexes) {
       os << (redex.parallel ? "\n  &! " : "\n  & ");
-      printHvmTree(os, book, redex.lhs);
+      printTree(os, book, redex.lhs);
       os << " ~ ";
-      printHvmTree(os, book, redex.rhs);
+      printTree(os, book, redex.rhs);
     }
     os << '\n';
   }
 }
 
-} // namespace bendc
+} // namespace bendc::net
