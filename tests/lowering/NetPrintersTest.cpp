@@ -12,7 +12,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include "ReadBookText.h"
+#include "tests/lowering/ReadBookText.h"
 
 #include <doctest/doctest.h>
 

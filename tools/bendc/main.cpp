@@ -15,6 +15,7 @@
 #include "readback/Readback.h"
 #include "runtime/Runtime.h"
 #include "support/Diagnostic.h"
+#include "support/Heap.h"
 #include "support/LargeStack.h"
 #include "support/PhaseTimer.h"
 #include "tools/lsp/LanguageServer.h"
@@ -27,10 +28,6 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#include <sys/mman.h>
-#endif
 #include <algorithm>
 #include <atomic>
 #include <cinttypes>
@@ -44,11 +41,6 @@ using namespace llvm;
 using namespace bendc;
 
 namespace {
-
-#if defined(__GLIBC__)
-// Blocks up to this size come from the heap (see main).
-constexpr int kMmapThreshold = 64 << 20;
-#endif
 
 cl::OptionCategory category("bendc options");
 
@@ -279,42 +271,6 @@ int runHvmInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
   return runBook(*book);
 }
 
-#if defined(__GLIBC__)
-/// Compiling a large program takes hundreds of megabytes, which the kernel
-/// would hand over a page at a time, one page fault each: a fifth of the
-/// compile time. `prepareHeap` asks for `bytes` at once instead (one system
-/// call fills the pages), from the heap, and leaves them there once freed so
-/// that the compile's own allocations are carved out of them. Where pages
-/// filled before are still free at the top of the heap, they count towards
-/// `bytes`. Small amounts, whose faults cost little, are left alone.
-void prepareHeap(size_t bytes) {
-  constexpr size_t kMinimum = size_t(16) << 20;
-  constexpr size_t kMaximum = size_t(1) << 30;
-  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
-  if (bytes < kMinimum || pages <= 0 || pageSize <= 0)
-    return;
-  bytes = std::min({bytes, kMaximum, size_t(pages) * size_t(pageSize) / 4});
-  // From the heap rather than a mapping of its own, and kept when freed
-  // (the threshold only grows: what an earlier call filled stays too).
-  static size_t trimThreshold = size_t(256) << 20;
-  trimThreshold = std::max(trimThreshold, bytes + (size_t(256) << 20));
-  mallopt(M_TRIM_THRESHOLD, int(trimThreshold));
-  mallopt(M_MMAP_THRESHOLD, int(bytes + (size_t(1) << 20)));
-  char *block = static_cast<char *>(malloc(bytes));
-  mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
-  if (!block)
-    return;
-  uintptr_t begin = (uintptr_t(block) + pageSize - 1) & ~uintptr_t(pageSize - 1);
-  uintptr_t end = (uintptr_t(block) + bytes) & ~uintptr_t(pageSize - 1);
-  // A kernel that cannot fill them (before Linux 5.14) leaves the pages to
-  // come as they are used, as without this.
-#ifdef MADV_POPULATE_WRITE
-  if (end > begin)
-    madvise(reinterpret_cast<void *>(begin), end - begin, MADV_POPULATE_WRITE);
-#endif
-  free(block);
-}
-
 // The estimates are the low end of what programs take (so that little is
 // filled for nothing): after parsing, 4 times the syntax trees (the rest
 // of the frontend and lowering); after the frontend, twice the Core
@@ -324,7 +280,6 @@ void prepareHeap(size_t bytes) {
 // trees) filled at once; filling more ahead is memory it never uses.
 constexpr size_t kBytesPerSyntaxByte = 4;
 constexpr size_t kBytesPerCoreByte = 2;
-#endif
 
 // The .bend entry: source to Core, Core to nets, then run or write them.
 int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
@@ -374,10 +329,8 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
            << " is not a stage (tokens, ast, core, hir, net, hvm, dot)\n";
     return ExitUsage;
   }
-#if defined(__GLIBC__)
   if (!frontendStage && !compileOpts.prune)
     opts.parsed = [](size_t syntaxBytes) { prepareHeap(syntaxBytes * kBytesPerSyntaxByte); };
-#endif
   opts.verify = compileOpts.verifyEachPass;
   frontend::FrontendResult result = frontend::runFrontendOnBuffer(sources, buffer, opts, diags);
   sharedSubterms = result.shared;
@@ -397,10 +350,8 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
   // The process ends right after this: its memory goes back to the system at
   // once rather than object by object (a large program has millions).
   const core::Program &program = *result.program;
-#if defined(__GLIBC__)
   if (!compileOpts.prune) // pruning may leave little of a large program
     prepareHeap(program.arena.getBytesAllocated() * kBytesPerCoreByte);
-#endif
   llvm::BuryPointer(std::move(result.program));
   auto kept = std::make_unique<lowering::CompileResult>(
       lowering::compileToBook(program, compileOpts, diags));
@@ -495,20 +446,7 @@ int main(int argc, char **argv) {
                         "ran out of stack (a list or string literal of millions of elements "
                         "nests that deep; build such data with a loop instead)\n",
                         ExitInputError);
-#if defined(__GLIBC__)
-  // Compiling runs on threads of its own (for their deep stacks). glibc
-  // would give each thread a malloc arena of its own, and such an arena
-  // grows a page at a time, one system call each: 1.3 ms of a 5 ms compile.
-  // The main arena grows in large steps.
-  mallopt(M_ARENA_MAX, 1);
-  // A compile frees large blocks (a table outgrowing itself, the syntax
-  // tree once it is desugared) and then allocates as much again. By default
-  // glibc maps such blocks fresh and gives them back when freed, so their
-  // memory was paid for in page faults twice: 13% of the faults of a 4 MB
-  // program, 3% of its compile time.
-  mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
-  mallopt(M_TRIM_THRESHOLD, 256 << 20); // prepareHeap may raise it
-#endif
+  tuneHeapForCompiling();
   // Give `--stats` to bendc: LLVM's own statistics switch is renamed and hidden.
   if (cl::Option *llvmStats = cl::getRegisteredOptions().lookup("stats")) {
     llvmStats->setArgStr("llvm-stats");

@@ -4,6 +4,7 @@
 // together, once, at their newest version.
 #include "tools/lsp/LanguageServer.h"
 
+#include "support/Heap.h"
 #include "tools/lsp/Server.h"
 #include "tools/lsp/Transport.h"
 
@@ -13,9 +14,6 @@
 #include <condition_variable>
 #include <csignal>
 #include <deque>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -65,19 +63,8 @@ constexpr std::chrono::milliseconds kMaxCheckDelay(250);
 
 } // namespace
 
-void reuseFreedMemory() {
-#ifdef __GLIBC__
-  // A check allocates and frees the same tens of megabytes each time. By
-  // default glibc maps large blocks fresh and gives freed memory back at
-  // once, so every check paid for its memory again, page fault by page
-  // fault: a fifth of a re-check. What is kept is at most one check's peak.
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
-#endif
-}
-
 int runLanguageServer() {
-  reuseFreedMemory();
+  tuneHeapForRechecking();
   // A client that goes away must not kill the server in the middle of a write.
   std::signal(SIGPIPE, SIG_IGN);
   llvm::raw_fd_ostream &out = llvm::outs();

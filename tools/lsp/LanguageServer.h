@@ -8,9 +8,4 @@ namespace bendc::lsp {
 /// ends it otherwise.
 int runLanguageServer();
 
-/// Tunes the allocator for a process that checks documents over and over:
-/// freed memory is kept for the next check instead of going back to the
-/// system (runLanguageServer does this itself).
-void reuseFreedMemory();
-
 } // namespace bendc::lsp

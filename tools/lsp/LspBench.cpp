@@ -6,6 +6,7 @@
 //
 //   bendc_lsp_bench FILE [KEYSTROKES]
 //   tools/gen_large_bend.py --mb 0.1 > big.bend    # about 5 000 lines
+#include "support/Heap.h"
 #include "tools/lsp/LanguageServer.h"
 #include "tools/lsp/Server.h"
 #include "tools/lsp/Text.h"
@@ -33,7 +34,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   unsigned keystrokes = argc > 2 ? unsigned(std::atoi(argv[2])) : 50;
-  reuseFreedMemory(); // as the server does
+  bendc::tuneHeapForRechecking(); // as the server does
   auto file = llvm::MemoryBuffer::getFile(argv[1]);
   if (!file) {
     llvm::errs() << "bendc_lsp_bench: cannot read '" << argv[1] << "'\n";

@@ -1,7 +1,7 @@
 # Runs one program on the CUDA backend and on the CPU and requires the same
 # exit code, result and interaction counts by rule (interaction nets are
 # confluent: the counts do not depend on the schedule). Invoked by ctest; see
-# tests/gpu/CMakeLists.txt. Without a device (real or emulated) it prints
+# tests/runtime/cuda/CMakeLists.txt. Without a device (real or emulated) it prints
 # "skipped: no CUDA device", which ctest reports as skipped.
 #
 # -DBENDC=<bendc> -DINPUT=<file> [-DMEM=<size>]. A .bend file is run only when

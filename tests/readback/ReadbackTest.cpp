@@ -6,7 +6,7 @@
 
 #include "llvm/Support/MemoryBuffer.h"
 
-#include "ReadBookText.h"
+#include "tests/lowering/ReadBookText.h"
 
 #include <doctest/doctest.h>
 
