@@ -1,11 +1,13 @@
 // The CPU runtime on small nets: every rule, counts as HVM2 counts them, the
 // result read back, and the same answer for every thread count.
 #include "tests/runtime/RunText.h"
+#include "tests/runtime/TestNets.h"
 
 #include <doctest/doctest.h>
 
 using namespace bendc;
 using testing::Outcome;
+namespace nets = testing::nets;
 
 namespace {
 
@@ -147,34 +149,35 @@ TEST_CASE("the result is looked at as HVM2 does: references on its spine expande
   }
 }
 
+TEST_CASE("every rule's test net gives HVM2's result, on one thread and on four") {
+  for (const nets::RuleNet &r : nets::rules)
+    for (unsigned threads : {1u, 4u}) {
+      CAPTURE(r.name);
+      CAPTURE(threads);
+      CHECK_RESULT(runText(r.text, threads), r.result);
+    }
+}
+
 TEST_CASE("a duplicator expands a definition that duplicates") {
-  auto o = runText("@main = (a b) & {a b} ~ @d\n@d = ({x y} (x y))\n");
+  auto o = runText(nets::rule("duplicator expands a definition that duplicates").text);
   REQUIRE(o.run.status == rt::RunStatus::Ok);
   CHECK(rule(o, rt::Rule::Call) == 2);
 }
 
 TEST_CASE("operators: immediate, partial and waiting for the operand") {
-  CHECK_RESULT(runText("@main = r & 3 ~ $([+4] r)\n"), "7");
-  CHECK_RESULT(runText("@main = r & 10 ~ $([:-3] r)\n"), "7");
-  auto o = runText("@main = r & 3 ~ $([+] $(4 r))\n");
-  CHECK_RESULT(o, "7");
-  CHECK(rule(o, rt::Rule::Oper) == 2);
+  CHECK(rule(runText(nets::rule("operator: immediate").text), rt::Rule::Oper) == 1);
+  CHECK(rule(runText(nets::rule("operator: partial").text), rt::Rule::Oper) == 2);
   // The operand arrives later through a variable: the operator waits in a new node.
-  auto w = runText("@main = r & 10 ~ $([-] $(x r)) & @three ~ x\n@three = 3\n");
-  CHECK_RESULT(w, "7");
-  CHECK(rule(w, rt::Rule::Oper) == 3);
-  CHECK_RESULT(runText("@main = r & 2.5 ~ $([*] $(2.0 r))\n"), "5.0");
-  CHECK_RESULT(runText("@main = r & -3 ~ $([*] $(+2 r))\n"), "-6");
+  CHECK(rule(runText(nets::rule("operator: waiting for the operand").text), rt::Rule::Oper) == 3);
 }
 
 TEST_CASE("switch: zero and successor") {
-  auto z = runText("@main = r & 0 ~ ?((10 (p p)) r)\n");
-  CHECK_RESULT(z, "10");
-  CHECK(rule(z, rt::Rule::Swit) == 1);
-  auto s = runText("@main = r & 5 ~ ?((10 (p p)) r)\n");
-  CHECK_RESULT(s, "4");
-  auto f = runText("@main = r & 3 ~ ?((10 @pred) r)\n@pred = (p p)\n");
-  CHECK_RESULT(f, "2");
+  for (const char *name : {"switch: zero", "switch: successor"}) {
+    const nets::RuleNet &r = nets::rule(name);
+    auto o = runText(r.text);
+    CHECK_RESULT(o, r.result);
+    CHECK(rule(o, rt::Rule::Swit) == 1);
+  }
 }
 
 TEST_CASE("switch: the cases arrive later, through a reference") {
@@ -187,11 +190,6 @@ TEST_CASE("switch: the cases arrive later, through a reference") {
   auto s = runText("@main = r & 6 ~ ?(@cases r)\n@cases = (10 (p p))\n");
   CHECK_RESULT(s, "5");
   CHECK(rule(s, rt::Rule::Anni) == 2); // the pair, then the successor case applied
-}
-
-TEST_CASE("unbound wires read back as variables") {
-  CHECK_RESULT(runText("@main = (a a)\n"), "(x0 x0)");
-  CHECK_RESULT(runText("@main = (a (b (b a)))\n"), "(x0 (x1 (x1 x0)))");
 }
 
 TEST_CASE("running out of memory is reported, not a crash") {
@@ -254,31 +252,9 @@ TEST_CASE("nodes that meet with clashing polarities reduce as in HVM2") {
     }
 }
 
-namespace {
-// A parallel recursive sum: 2^d leaves, each its own index.
-const char *const sumProgram = R"(
-@main = r & @sum ~ (14 (0 r))
-@sum = (?(((x x) @sum/go) f) f)
-@sum/go = ({p q} ({$([*2] a) $([*2] $([+1] b))} r))
-  &! @sum ~ (p (a $([+] $(s r))))
-  &! @sum ~ (q (b s))
-)";
-// A tree of tuples built, then summed.
-const char *const treeProgram = R"(
-@main = r & @sum ~ (12 (t r)) & @gen ~ (12 (0 t))
-@gen = (?(((x x) @gen/go) f) f)
-@gen/go = ({p q} ({$([*2] a) $([*2] $([+1] b))} (l r)))
-  &! @gen ~ (p (a l))
-  &! @gen ~ (q (b r))
-@sum = (?(((t t) @sum/go) f) f)
-@sum/go = ({p q} ((a b) r))
-  &! @sum ~ (p (a $([+] $(s r))))
-  &! @sum ~ (q (b s))
-)";
-} // namespace
-
 TEST_CASE("parallel programs give the same result and count on every thread count") {
-  for (const char *program : {sumProgram, treeProgram}) {
+  for (const std::string &text : {nets::sum(14), nets::tree(12)}) {
+    const char *program = text.c_str();
     auto one = runText(program, 1);
     REQUIRE(one.run.status == rt::RunStatus::Ok);
     for (unsigned threads : {2u, 3u, 4u}) {
@@ -290,8 +266,8 @@ TEST_CASE("parallel programs give the same result and count on every thread coun
       CHECK(many.run.stats.byRule == one.run.stats.byRule);
     }
   }
-  CHECK(runText(sumProgram).result == std::to_string((16384ull * 16383 / 2) % (1 << 24)));
-  CHECK(runText(treeProgram).result == std::to_string((4096ull * 4095 / 2) % (1 << 24)));
+  CHECK(runText(nets::sum(14).c_str()).result == nets::sumResult(14));
+  CHECK(runText(nets::tree(12).c_str()).result == nets::sumResult(12));
 }
 
 namespace {
@@ -462,4 +438,28 @@ TEST_CASE("a run stops at its interaction limit, with a status of its own") {
   options.threads = 1;
   auto o = testing::runText("@main = r & @id ~ (5 r)\n@id = (x x)\n", options);
   CHECK_RESULT(o, "5");
+}
+
+TEST_CASE("readback takes the tree out of memory, numbering variables as they first appear") {
+  using Kind = rt::ResultTree::Kind;
+  // λx x at node 2 (slots 4 and 5): the variable waits in slot 4.
+  std::vector<rt::Term> slots(6, rt::eraTerm());
+  slots[rt::RootSlot] = rt::nodeTerm(rt::tag::Lam, 2);
+  slots[4] = rt::subTerm();
+  slots[5] = rt::varTerm(4);
+  rt::ResultTree tree = rt::readback(slots.data());
+  REQUIRE(tree.nodes.size() == 3);
+  CHECK(tree.nodes[0].kind == Kind::Con);
+  CHECK(tree.nodes[0].fst == 1);
+  CHECK(tree.nodes[0].snd == 2);
+  CHECK(tree.nodes[1].kind == Kind::Var);
+  CHECK(tree.nodes[2].kind == Kind::Var);
+  CHECK(tree.nodes[1].value == 0);
+  CHECK(tree.nodes[2].value == 0);
+  CHECK(tree.vars == 1);
+  CHECK(tree.broken == ~rt::Loc(0));
+  // A slot holding what no tree holds is reported, not read as a tree.
+  slots[5] = rt::makeTerm(rt::tag::Mark, 0);
+  tree = rt::readback(slots.data());
+  CHECK(tree.broken == 5);
 }

@@ -6,6 +6,7 @@
 // is checked everywhere.
 #include "runtime/common/Numeric.h"
 #include "tests/runtime/RunText.h"
+#include "tests/runtime/TestNets.h"
 
 #include <doctest/doctest.h>
 
@@ -19,6 +20,7 @@
 
 using namespace bendc;
 using testing::Outcome;
+namespace nets = testing::nets;
 
 namespace {
 
@@ -119,70 +121,6 @@ void sameOnBoth(const std::string &program, uint64_t mem = 256 << 20) {
   }
 }
 
-// Every rule, as in the CPU runtime's tests.
-const char *const rulePrograms[] = {
-    "@main = r & @id ~ (5 r)\n@id = (x x)\n",
-    "@main = r & (a a) ~ (7 r)\n",
-    "@main = (b a) & (1 2) ~ (a b)\n",
-    "@main = (a b) & {a b} ~ {1 2}\n",
-    "@main = (a b) & {a b} ~ (x x)\n",
-    "@main = (a b) & {a b} ~ (1 2)\n",
-    "@main = (a b) & {a b} ~ (x (y (x y)))\n",
-    "@main = 1 & * ~ 2\n",
-    "@main = 1 & * ~ @k\n@k = 9\n",
-    "@main = 1 & * ~ (a a)\n",
-    "@main = r & (* r) ~ (* 4)\n",
-    "@main = (a b) & {a b} ~ 5\n",
-    "@main = (a b) & {a b} ~ @k\n@k = (x x)\n",
-    "@main = (a b) & {a b} ~ @d\n@d = ({x y} (x y))\n",
-    "@main = r & 3 ~ $([+4] r)\n",
-    "@main = r & 10 ~ $([:-3] r)\n",
-    "@main = r & 3 ~ $([+] $(4 r))\n",
-    "@main = r & 10 ~ $([-] $(x r)) & @three ~ x\n@three = 3\n",
-    "@main = r & 2.5 ~ $([*] $(2.0 r))\n",
-    "@main = r & -3 ~ $([*] $(+2 r))\n",
-    "@main = r & 0 ~ ?((10 (p p)) r)\n",
-    "@main = r & 5 ~ ?((10 (p p)) r)\n",
-    "@main = r & 3 ~ ?((10 @pred) r)\n@pred = (p p)\n",
-    "@main = (a a)\n",
-    "@main = (a (b (b a)))\n",
-    // Faults are reported alike.
-    "@main = r & @t ~ (1 r)\n@t = (2 3)\n",
-};
-
-// A parallel recursive sum: 2^d leaves, each its own index.
-std::string sumProgram(unsigned depth) {
-  return "@main = r & @sum ~ (" + std::to_string(depth) + R"( (0 r))
-@sum = (?(((x x) @sum/go) f) f)
-@sum/go = ({p q} ({$([*2] a) $([*2] $([+1] b))} r))
-  &! @sum ~ (p (a $([+] $(s r))))
-  &! @sum ~ (q (b s))
-)";
-}
-
-// A tree of tuples built, then summed.
-std::string treeProgram(unsigned depth) {
-  std::string d = std::to_string(depth);
-  return "@main = r & @sum ~ (" + d + " (t r)) & @gen ~ (" + d + R"( (0 t))
-@gen = (?(((x x) @gen/go) f) f)
-@gen/go = ({p q} ({$([*2] a) $([*2] $([+1] b))} (l r)))
-  &! @gen ~ (p (a l))
-  &! @gen ~ (q (b r))
-@sum = (?(((t t) @sum/go) f) f)
-@sum/go = ({p q} ((a b) r))
-  &! @sum ~ (p (a $([+] $(s r))))
-  &! @sum ~ (q (b s))
-)";
-}
-
-// A sequential loop: one redex at a time, memory reused.
-std::string loopProgram(unsigned n) {
-  return "@main = r & @loop ~ (" + std::to_string(n) + R"( r)
-@loop = (?((0 @loop/go) f) f)
-@loop/go = (p r) & @loop ~ (p r)
-)";
-}
-
 // A definition of about `n` nodes: a function that duplicates its argument
 // into a pair with a long list. Applied twice in parallel and once more through
 // a duplicator (the definition duplicates, so it is expanded, not copied).
@@ -216,28 +154,30 @@ TEST_CASE("--backend=cuda without a device is NoDevice with a message") {
 
 TEST_CASE("gpu: every rule gives the CPU's result and counts") {
   REQUIRE_DEVICE();
-  for (const char *program : rulePrograms)
-    sameOnBoth(program);
+  for (const nets::RuleNet &r : nets::rules) {
+    CAPTURE(r.name);
+    sameOnBoth(r.text);
+    CHECK(runText(r.text, rt::Backend::Cuda).result == r.result);
+  }
 }
 
 TEST_CASE("gpu: parallel sum and tree programs match the CPU") {
   REQUIRE_DEVICE();
   for (unsigned depth : {1u, 4u, 10u, 14u, 18u})
     if (!Small || depth <= 10)
-      sameOnBoth(sumProgram(depth));
+      sameOnBoth(nets::sum(depth));
   for (unsigned depth : {1u, 6u, 12u, 16u})
     if (!Small || depth <= 8)
-      sameOnBoth(treeProgram(depth));
-  Outcome sum = runText(sumProgram(10), rt::Backend::Cuda);
-  CHECK(sum.result == std::to_string(1024 * 1023 / 2));
+      sameOnBoth(nets::tree(depth));
+  CHECK(runText(nets::sum(10), rt::Backend::Cuda).result == nets::sumResult(10));
 }
 
 TEST_CASE("gpu: little memory: pooled free nodes and the large-definition pass") {
   REQUIRE_DEVICE();
   // With 64 MiB the per-thread scratch is tiny, so nearly every expansion goes
   // through the large-definition pass, and allocation runs near the limit.
-  sameOnBoth(sumProgram(Small ? 10 : 16), 64 << 20);
-  sameOnBoth(treeProgram(Small ? 8 : 14), 64 << 20);
+  sameOnBoth(nets::sum(Small ? 10 : 16), 64 << 20);
+  sameOnBoth(nets::tree(Small ? 8 : 14), 64 << 20);
 }
 
 TEST_CASE("gpu: definitions larger than a thread's scratch") {
@@ -286,13 +226,13 @@ TEST_CASE("gpu: fused expansions push more than their definition's redexes") {
 TEST_CASE("gpu: a failed launch is a device error, then the device is gone for the process") {
   REQUIRE_DEVICE();
   EmulatedDevice device([](emu::Properties &p) { p.failLaunch = 3; });
-  Outcome failed = runText(sumProgram(10), rt::Backend::Cuda);
+  Outcome failed = runText(nets::sum(10), rt::Backend::Cuda);
   CHECK(failed.run.status == rt::RunStatus::DeviceError);
   CHECK(failed.run.message.find("CUDA error while") == 0);
   CHECK(failed.run.message.find("unspecified launch failure") != std::string::npos);
   CHECK(failed.run.message.find("--backend=cpu") != std::string::npos);
   // The error is sticky, as on a device: later runs say so at once ...
-  Outcome again = runText(sumProgram(10), rt::Backend::Cuda);
+  Outcome again = runText(nets::sum(10), rt::Backend::Cuda);
   CHECK(again.run.status == rt::RunStatus::NoDevice);
   CHECK(again.run.message.find("failed earlier in this process") != std::string::npos);
   // ... and --backend=auto falls back to the CPU.
@@ -308,8 +248,8 @@ TEST_CASE("gpu: a small shared bag spills to the round buffer") {
     p.sharedPerBlock = 9 << 10;
     p.sharedPerSm = 20 << 10;
   });
-  sameOnBoth(sumProgram(Small ? 8 : 12));
-  sameOnBoth(treeProgram(Small ? 6 : 10));
+  sameOnBoth(nets::sum(Small ? 8 : 12));
+  sameOnBoth(nets::tree(Small ? 6 : 10));
 }
 
 TEST_CASE("gpu: blocks race: the results hold under every thread order") {
@@ -320,8 +260,8 @@ TEST_CASE("gpu: blocks race: the results hold under every thread order") {
       p.seed = 12345;
       p.sms = 4;
     });
-    sameOnBoth(sumProgram(Small ? 8 : 12));
-    sameOnBoth(treeProgram(Small ? 6 : 10));
+    sameOnBoth(nets::sum(Small ? 8 : 12));
+    sameOnBoth(nets::tree(Small ? 6 : 10));
     sameOnBoth(fusedCallsProgram());
   }
 }
@@ -354,7 +294,7 @@ TEST_CASE("gpu: f24 math gives the CPU's bits") {
 
 TEST_CASE("gpu: a long sequential loop reuses memory") {
   REQUIRE_DEVICE();
-  sameOnBoth(loopProgram(Small ? 2000 : 50000), 16 << 20);
+  sameOnBoth(nets::loop(Small ? 2000 : 50000), 16 << 20);
 }
 
 TEST_CASE("gpu: running out of device memory is reported, not a crash") {
@@ -368,7 +308,7 @@ TEST_CASE("gpu: running out of device memory is reported, not a crash") {
 
 TEST_CASE("gpu: timing and backend name") {
   REQUIRE_DEVICE();
-  Outcome o = runText(sumProgram(10), rt::Backend::Cuda);
+  Outcome o = runText(nets::sum(10), rt::Backend::Cuda);
   REQUIRE(o.run.status == rt::RunStatus::Ok);
   CHECK(o.run.stats.seconds > 0);
   CHECK(o.run.stats.threads > 0);
