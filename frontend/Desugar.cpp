@@ -518,12 +518,21 @@ core::Term *Desugarer::expr(Expr *e) {
   }
   case NodeKind::MatchExpr:
     return matchExpr(cast<MatchExpr>(e));
-  case NodeKind::SwitchExpr:
-    return switchExpr(cast<SwitchExpr>(e));
-  case NodeKind::IfExpr:
-    return ifExpr(cast<IfExpr>(e));
-  case NodeKind::BendExpr:
-    return bendExpr(cast<BendExpr>(e));
+  case NodeKind::SwitchExpr: {
+    auto *se = cast<SwitchExpr>(e);
+    return switchTerm(se->bind, se->arg, se->with, se->arms, e->range,
+                      [&](const Arm &a) { return expr(a.body); });
+  }
+  case NodeKind::IfExpr: {
+    auto *ie = cast<IfExpr>(e);
+    return ifTerm(ie->conds, e->range, [&](size_t i) { return expr(ie->thens[i]); },
+                  [&] { return expr(ie->otherwise); });
+  }
+  case NodeKind::BendExpr: {
+    auto *be = cast<BendExpr>(e);
+    return bendTerm(be->state, be->cond, e->range, [&] { return expr(be->step); },
+                    [&] { return expr(be->base); });
+  }
   case NodeKind::OpenExpr:
     return openExpr(cast<OpenExpr>(e));
   case NodeKind::WithExpr:
@@ -1225,51 +1234,52 @@ core::Term *Desugarer::matchExpr(MatchExpr *e) {
                    [&](const Arm &a) { return expr(a.body); });
 }
 
-core::Term *Desugarer::switchExpr(SwitchExpr *e) {
-  SMLoc loc = at(e->range);
-  StringRef bind = matchBind(e->bind, e->arg);
-  Term *value = expr(e->arg);
+core::Term *Desugarer::switchTerm(StringRef bindName, Expr *arg, llvm::ArrayRef<ast::Binding> with,
+                                   llvm::ArrayRef<Arm> arms, SourceRange range,
+                                   llvm::function_ref<Term *(const Arm &)> bodyOf) {
+  SMLoc loc = at(range);
+  StringRef bind = matchBind(bindName, arg);
+  Term *value = expr(arg);
   std::vector<std::pair<StringRef, Term *>> withInits;
-  for (const ast::Binding &w : e->with)
+  for (const ast::Binding &w : with)
     withInits.emplace_back(w.name, w.value ? expr(w.value) : lookup(w.name, w.range));
+  // The cases are 0, 1, ..., then `_`.
   unsigned cases = 0;
-  for (const Arm &a : e->arms) {
-    bool last = &a == &e->arms.back();
+  for (const Arm &a : arms) {
+    bool last = &a == &arms.back();
     if (last && a.name == "_")
       break;
     if (a.name != std::to_string(cases)) {
       diags.report(DiagKind::InvalidSwitch, a.range.toSM(),
-                   last || a.name == "_"
-                       ? "a switch ends with one '_' case, after the cases 0, 1, ..."
-                       : "expected case " + std::to_string(cases));
+                   a.name == "_" ? "the '_' case must be the last one"
+                                 : "expected case " + std::to_string(cases));
       return era(loc);
     }
     ++cases;
   }
-  if (e->arms.back().name != "_" || cases == 0) {
-    diags.report(DiagKind::InvalidSwitch, e->range.toSM(),
+  if (arms.back().name != "_" || cases == 0) {
+    diags.report(DiagKind::InvalidSwitch, range.toSM(),
                  cases == 0 ? "a switch starts with case 0" : "a switch must end with a '_' case");
     return era(loc);
   }
   size_t m = mark();
   std::vector<StringRef> withNames;
   for (auto &[n, v] : withInits)
-    withNames.push_back(bindVar(n, e->range));
+    withNames.push_back(bindVar(n, range));
   StringRef pred = bind.empty() ? fresh("pred")
                                 : prog.save((bind + "-" + std::to_string(cases)).str());
   // Each case rebinds the switch's name (see withSwitchValue): the value is
   // switched on as it is.
-  Term *scrut = value;
   Term *t = switchChain(
-      scrut, cases,
+      value, cases,
       [&](unsigned i) {
-        return withSwitchValue(bind, prog.make<core::NumTerm>(loc, core::Number::u24(i)), e->arms[i].range,
-                               [&] { return expr(e->arms[i].body); });
+        return withSwitchValue(bind, prog.make<core::NumTerm>(loc, core::Number::u24(i)), arms[i].range,
+                               [&] { return bodyOf(arms[i]); });
       },
       [&](StringRef p) {
         Term *n = prog.make<core::OprTerm>(loc, core::Op::Add, var(p, loc),
                                            prog.make<core::NumTerm>(loc, core::Number::u24(cases)));
-        return withSwitchValue(bind, n, e->arms.back().range, [&] { return expr(e->arms.back().body); });
+        return withSwitchValue(bind, n, arms.back().range, [&] { return bodyOf(arms.back()); });
       },
       pred, loc);
   pop(m);
@@ -1278,40 +1288,44 @@ core::Term *Desugarer::switchExpr(SwitchExpr *e) {
   return t;
 }
 
-core::Term *Desugarer::ifExpr(IfExpr *e) {
-  SMLoc loc = at(e->range);
+core::Term *Desugarer::ifTerm(llvm::ArrayRef<Expr *> conds, SourceRange range,
+                               llvm::function_ref<Term *(size_t)> thenOf,
+                               llvm::function_ref<Term *()> otherwise) {
+  SMLoc loc = at(range);
   std::function<Term *(size_t)> go = [&](size_t i) -> Term * {
-    if (i == e->conds.size())
-      return expr(e->otherwise);
-    Term *cond = expr(e->conds[i]);
-    Term *then = expr(e->thens[i]);
+    if (i == conds.size())
+      return otherwise();
+    Term *cond = expr(conds[i]);
+    Term *then = thenOf(i);
     Term *other = go(i + 1);
     return prog.make<core::SwiTerm>(loc, cond, other, lam("", then, loc));
   };
   return go(0);
 }
 
-core::Term *Desugarer::bendExpr(BendExpr *e) {
-  SMLoc loc = at(e->range);
+core::Term *Desugarer::bendTerm(llvm::ArrayRef<ast::Binding> state, Expr *condition, SourceRange range,
+                                 llvm::function_ref<Term *()> stepOf,
+                                 llvm::function_ref<Term *()> baseOf) {
+  SMLoc loc = at(range);
   std::vector<Term *> inits;
-  for (const ast::Binding &b : e->state)
+  for (const ast::Binding &b : state)
     inits.push_back(b.value ? expr(b.value) : lookup(b.name, b.range));
   Lift *lift = beginLift("bend");
   std::vector<StringRef> stateNames;
-  for (const ast::Binding &b : e->state)
+  for (const ast::Binding &b : state)
     stateNames.push_back(bindVar(b.name, b.range));
   Binding fork;
   fork.name = "fork";
   fork.kind = BindKind::Fork;
   fork.lift = lift;
   scope.push_back(fork);
-  Term *cond = expr(e->cond);
-  Term *step = expr(e->step);
-  Term *base = expr(e->base);
+  Term *cond = expr(condition);
+  Term *step = stepOf();
+  Term *base = baseOf();
   Term *body = prog.make<core::SwiTerm>(loc, cond, base, lam("", step, loc));
   for (size_t i = stateNames.size(); i-- > 0;)
     body = lam(stateNames[i], body, loc);
-  Term *call = endLift(lift, body, e->range);
+  Term *call = endLift(lift, body, range);
   for (Term *i : inits)
     call = app(call, i, loc);
   return call;
@@ -1533,66 +1547,13 @@ Desugarer::BlockValue Desugarer::statement(Stmt *s, Block stmts, size_t index) {
     switch (s->kind) {
     case NodeKind::IfStmt: {
       auto *is = cast<IfStmt>(s);
-      std::function<Term *(size_t)> go = [&](size_t i) -> Term * {
-        if (i == is->conds.size())
-          return branch(is->otherwise).term;
-        Term *cond = expr(is->conds[i]);
-        Term *then = branch(is->thens[i]).term;
-        Term *other = go(i + 1);
-        return prog.make<core::SwiTerm>(loc, cond, other, lam("", then, loc));
-      };
-      return go(0);
+      return ifTerm(is->conds, s->range, [&](size_t i) { return branch(is->thens[i]).term; },
+                    [&] { return branch(is->otherwise).term; });
     }
     case NodeKind::SwitchStmt: {
       auto *ss = cast<SwitchStmt>(s);
-      // Reuse the expression form: arms are blocks instead of terms.
-      StringRef bind = matchBind(ss->bind, ss->arg);
-      Term *value = expr(ss->arg);
-      unsigned cases = 0;
-      for (const Arm &a : ss->arms) {
-        bool isLast = &a == &ss->arms.back();
-        if (isLast && a.name == "_")
-          break;
-        if (a.name != std::to_string(cases)) {
-          diags.report(DiagKind::InvalidSwitch, a.range.toSM(),
-                       a.name == "_" ? "the '_' case must be the last one"
-                                     : "expected case " + std::to_string(cases));
-          return era(loc);
-        }
-        ++cases;
-      }
-      if (ss->arms.back().name != "_" || cases == 0) {
-        diags.report(DiagKind::InvalidSwitch, s->range.toSM(),
-                     cases == 0 ? "a switch starts with case 0" : "a switch must end with a '_' case");
-        return era(loc);
-      }
-      size_t m = mark();
-      std::vector<std::pair<StringRef, Term *>> withInits;
-      for (const ast::Binding &w : ss->with)
-        withInits.emplace_back(w.name, w.value ? expr(w.value) : lookup(w.name, w.range));
-      std::vector<StringRef> withNames;
-      for (auto &[n, v] : withInits)
-        withNames.push_back(bindVar(n, s->range));
-      StringRef pred = bind.empty() ? fresh("pred")
-                                    : prog.save((bind + "-" + std::to_string(cases)).str());
-      Term *scrut = value; // each case rebinds the name
-      Term *t = switchChain(
-          scrut, cases,
-          [&](unsigned i) {
-            return withSwitchValue(bind, prog.make<core::NumTerm>(loc, core::Number::u24(i)),
-                                   ss->arms[i].range, [&] { return branch(ss->arms[i].block).term; });
-          },
-          [&](StringRef p) {
-            Term *n = prog.make<core::OprTerm>(loc, core::Op::Add, var(p, loc),
-                                               prog.make<core::NumTerm>(loc, core::Number::u24(cases)));
-            return withSwitchValue(bind, n, ss->arms.back().range,
-                                   [&] { return branch(ss->arms.back().block).term; });
-          },
-          pred, loc);
-      pop(m);
-      for (size_t i = withInits.size(); i-- > 0;)
-        t = prog.make<core::LetTerm>(loc, withNames[i], false, withInits[i].second, t);
-      return t;
+      return switchTerm(ss->bind, ss->arg, ss->with, ss->arms, s->range,
+                        [&](const Arm &a) { return branch(a.block).term; });
     }
     case NodeKind::MatchStmt: {
       auto *ms = cast<MatchStmt>(s);
@@ -1601,28 +1562,8 @@ Desugarer::BlockValue Desugarer::statement(Stmt *s, Block stmts, size_t index) {
     }
     case NodeKind::BendStmt: {
       auto *bs = cast<BendStmt>(s);
-      std::vector<Term *> inits;
-      for (const ast::Binding &b : bs->state)
-        inits.push_back(b.value ? expr(b.value) : lookup(b.name, b.range));
-      Lift *lift = beginLift("bend");
-      std::vector<StringRef> stateNames;
-      for (const ast::Binding &b : bs->state)
-        stateNames.push_back(bindVar(b.name, b.range));
-      Binding fork;
-      fork.name = "fork";
-      fork.kind = BindKind::Fork;
-      fork.lift = lift;
-      scope.push_back(fork);
-      Term *cond = expr(bs->cond);
-      Term *step = branch(bs->step).term;
-      Term *base = branch(bs->base).term;
-      Term *body = prog.make<core::SwiTerm>(loc, cond, base, lam("", step, loc));
-      for (size_t i = stateNames.size(); i-- > 0;)
-        body = lam(stateNames[i], body, loc);
-      Term *call = endLift(lift, body, s->range);
-      for (Term *i : inits)
-        call = app(call, i, loc);
-      return call;
+      return bendTerm(bs->state, bs->cond, s->range, [&] { return branch(bs->step).term; },
+                      [&] { return branch(bs->base).term; });
     }
     case NodeKind::WithStmt: {
       auto *ws = cast<WithStmt>(s);

@@ -244,9 +244,21 @@ private:
   core::Term *tuple(llvm::ArrayRef<ast::Expr *> elems, core::TermKind kind, SourceRange range);
   core::Term *letExpr(ast::LetExpr *e);
   core::Term *matchExpr(ast::MatchExpr *e);
-  core::Term *switchExpr(ast::SwitchExpr *e);
-  core::Term *ifExpr(ast::IfExpr *e);
-  core::Term *bendExpr(ast::BendExpr *e);
+  // Constructs written both as expressions (fun syntax) and as statements
+  // (imp syntax): one head, the arms' bodies desugared by the caller.
+  /// `switch bind = arg with ... { 0: ...; _: ... }`; `bodyOf` desugars an arm.
+  core::Term *switchTerm(llvm::StringRef bind, ast::Expr *arg, llvm::ArrayRef<ast::Binding> with,
+                         llvm::ArrayRef<ast::Arm> arms, SourceRange range,
+                         llvm::function_ref<core::Term *(const ast::Arm &)> bodyOf);
+  /// `if c0 then0 elif c1 then1 ... else otherwise`.
+  core::Term *ifTerm(llvm::ArrayRef<ast::Expr *> conds, SourceRange range,
+                     llvm::function_ref<core::Term *(size_t)> thenOf,
+                     llvm::function_ref<core::Term *()> otherwise);
+  /// `bend state... { when cond: step; else: base }`, lifted to a definition
+  /// that `fork` calls again.
+  core::Term *bendTerm(llvm::ArrayRef<ast::Binding> state, ast::Expr *cond, SourceRange range,
+                       llvm::function_ref<core::Term *()> stepOf,
+                       llvm::function_ref<core::Term *()> baseOf);
   core::Term *openExpr(ast::OpenExpr *e);
   core::Term *withExpr(ast::WithExpr *e);
   core::Term *askExpr(ast::Pat *pat, core::Term *value, llvm::function_ref<core::Term *()> rest,
