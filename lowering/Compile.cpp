@@ -221,7 +221,7 @@ public:
     linearizer.finish();
   }
 
-  bool failed = false; // some definition has unbound variables
+  bool failed = false; // a definition did not translate (HirBuilder::problems says why)
 
 private:
   size_t placeOf(const hir::Function &fn) const { return size_t(&fn - module.functions.data()); }
@@ -286,7 +286,7 @@ public:
     // in cache (merging would still change the floated functions, and
     // without floating nothing drives the others).
     bool byFunction = options.floatCombinators && !options.merge;
-    HirBuilder builder(program, diags);
+    HirBuilder builder(program);
     size_t coreTerms = 0;
     if (byFunction) {
       // The functions' bodies come later; pruning needs their references now.
@@ -295,7 +295,7 @@ public:
       coreTerms = builder.references(references);
     } else {
       PhaseTimer timer("core-to-hir", "Core to HIR");
-      result.hir = coreToHir(program, diags, &references);
+      result.hir = coreToHir(program, &references, &result.internalErrors);
     }
     if (!result.hir || diags.hasErrors())
       return;
@@ -347,7 +347,11 @@ public:
         hir::floatCombinators(m, &stages);
         stages.finish();
       }
-      if (stages.failed || !resolvePendingReferences())
+      if (stages.failed) {
+        result.internalErrors = builder.problems();
+        return;
+      }
+      if (!resolvePendingReferences())
         return;
       // Expanding main changes only the entry point.
       {

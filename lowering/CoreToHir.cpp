@@ -86,9 +86,9 @@ struct Scratch {
 
 class Translator {
 public:
-  Translator(const core::Program &program, Function &fn, DiagnosticEngine &diags,
+  Translator(const core::Program &program, Function &fn, std::vector<std::string> &problems,
              Scratch &scratch)
-      : program(program), fn(fn), diags(diags), scratch(scratch), wires(scratch.wires) {}
+      : program(program), fn(fn), problems(problems), scratch(scratch), wires(scratch.wires) {}
 
   /// Translates `body`, of about `expectedTerms` Core terms (0: unknown).
   void run(const core::Term *body, size_t expectedTerms) {
@@ -187,7 +187,8 @@ private:
     for (auto it = scope.rbegin(); it != scope.rend(); ++it)
       if (it->first == v->name())
         return it->second;
-    diags.report(DiagKind::UnboundVariable, v->loc, "unbound variable '" + v->name().str() + "'");
+    problems.push_back("core-to-hir: variable '" + v->name().str() + "' in @" + fn.name.str() +
+                       " is bound nowhere");
     failed = true;
     return def(InstKind::Era, v->loc, {}, v->name());
   }
@@ -388,7 +389,7 @@ private:
 
   const core::Program &program;
   Function &fn;
-  DiagnosticEngine &diags;
+  std::vector<std::string> &problems;
   Scratch &scratch;
   Function &wires; // where wires are made, until `fn` takes them
   std::vector<Inst> *current = nullptr; // the instructions of the block being made
@@ -402,14 +403,14 @@ private:
 } // namespace
 
 struct HirBuilder::State {
-  State(const core::Program &program, DiagnosticEngine &diags) : program(program), diags(diags) {}
+  explicit State(const core::Program &program) : program(program) {}
   const core::Program &program;
-  DiagnosticEngine &diags;
+  std::vector<std::string> problems;
   Scratch scratch;
 };
 
-HirBuilder::HirBuilder(const core::Program &program, DiagnosticEngine &diags)
-    : state(std::make_unique<State>(program, diags)) {}
+HirBuilder::HirBuilder(const core::Program &program)
+    : state(std::make_unique<State>(program)) {}
 
 HirBuilder::~HirBuilder() = default;
 
@@ -439,7 +440,7 @@ bool HirBuilder::translate(Function &fn, FunctionReferences *references) {
   // Definitions are translated mostly in order, long after desugaring made
   // them: the next one's terms are fetched while this one is translated.
   s.program.prefetch(fn.id + 1);
-  Translator t(s.program, fn, s.diags, s.scratch);
+  Translator t(s.program, fn, s.problems, s.scratch);
   const core::ProgramRefs &refs = s.program.refs;
   t.run(s.program.defs[fn.id].body, fn.id < refs.termsOf.size() ? refs.termsOf[fn.id] : 0);
   if (references) {
@@ -481,22 +482,27 @@ void HirBuilder::netNamed(FunctionReferences &out) const {
       out.netNamed.push_back(id);
 }
 
+const std::vector<std::string> &HirBuilder::problems() const { return state->problems; }
+
 uint32_t HirBuilder::functionId(llvm::StringRef name) const {
   uint32_t k = state->program.definitionOf(name);
   return k == core::Program::NoDefinition ? NoFunction : k;
 }
 
-std::unique_ptr<Module> coreToHir(const core::Program &program, DiagnosticEngine &diags,
-                                  FunctionReferences *references) {
-  HirBuilder builder(program, diags);
+std::unique_ptr<Module> coreToHir(const core::Program &program, FunctionReferences *references,
+                                  std::vector<std::string> *problems) {
+  HirBuilder builder(program);
   std::unique_ptr<Module> module = builder.makeModule();
   if (references)
     *references = FunctionReferences();
   bool failed = false;
   for (Function &fn : module->functions)
     failed |= !builder.translate(fn, references);
-  if (failed)
+  if (failed) {
+    if (problems)
+      problems->insert(problems->end(), builder.problems().begin(), builder.problems().end());
     return nullptr;
+  }
   if (references)
     builder.netNamed(*references);
   return module;

@@ -3,27 +3,31 @@
 // all); the linearize-variables pass then adds the dups and erasers.
 #pragma once
 
-#include "support/Diagnostic.h"
 #include "ir/Core.h"
 #include "ir/Hir.h"
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace bendc::lowering {
 
 /// Translates every Core definition. Operators take the shapes HVM2 books
 /// use: a literal operand becomes a partial operator (`[+1]`), `<=` and `>=`
-/// compare and then test for zero, `**` is HVM2's `^` on floats. Unbound
-/// variables are reported; the result is then null.
+/// compare and then test for zero, `**` is HVM2's `^` on floats.
 /// `references`, if given, receives the functions each one refers to.
-std::unique_ptr<hir::Module> coreToHir(const core::Program &program, DiagnosticEngine &diags,
-                                       hir::FunctionReferences *references = nullptr);
+/// Core's verifier (core::verify) has checked the program's scoping: a
+/// variable bound nowhere here is a bug in bendc, described in `problems`
+/// (if given), and the result is then null.
+std::unique_ptr<hir::Module> coreToHir(const core::Program &program,
+                                       hir::FunctionReferences *references = nullptr,
+                                       std::vector<std::string> *problems = nullptr);
 
 /// The same one definition at a time, for a pipeline that takes functions
 /// as it needs them.
 class HirBuilder {
 public:
-  HirBuilder(const core::Program &program, DiagnosticEngine &diags);
+  explicit HirBuilder(const core::Program &program);
   ~HirBuilder();
   HirBuilder(const HirBuilder &) = delete;
   HirBuilder &operator=(const HirBuilder &) = delete;
@@ -32,7 +36,8 @@ public:
   /// order (a function's id is its definition's place), bodies still empty.
   std::unique_ptr<hir::Module> makeModule();
   /// Translates the definition `fn` (a function of makeModule's) stands
-  /// for into its body. False when it has unbound variables (reported).
+  /// for into its body. False when a variable is bound nowhere, a bug in
+  /// bendc that problems() describes.
   /// `references`, if given, receives the functions it refers to.
   bool translate(hir::Function &fn, hir::FunctionReferences *references = nullptr);
   /// The functions each definition refers to, read from Core without
@@ -46,6 +51,8 @@ public:
   /// The id of the function for the definition named `name` (a name the
   /// program saved), or hir::NoFunction.
   uint32_t functionId(llvm::StringRef name) const;
+  /// What translate() found wrong, one message each.
+  const std::vector<std::string> &problems() const;
 
 private:
   struct State;

@@ -36,7 +36,7 @@ Compiled toHir(llvm::StringRef source) {
   Compiled c;
   c.front = test::runOn(source, noPrelude());
   REQUIRE_MESSAGE(c.front->result.program, c.front->text());
-  c.hir = lowering::coreToHir(*c.front->result.program, *c.front->diags);
+  c.hir = lowering::coreToHir(*c.front->result.program);
   REQUIRE(c.hir);
   return c;
 }
@@ -115,7 +115,7 @@ std::string compiledBookText(const test::FrontendRun &front, bool verifyEachPass
 /// function.
 std::string passByPassBookText(const test::FrontendRun &front) {
   REQUIRE(front.result.program);
-  std::unique_ptr<Module> m = lowering::coreToHir(*front.result.program, *front.diags);
+  std::unique_ptr<Module> m = lowering::coreToHir(*front.result.program);
   REQUIRE(m);
   pruneDefinitions(*m, /*keepUserDefinitions=*/true);
   linearizeMatches(*m, MatchLinearization::Enabled);
@@ -393,8 +393,8 @@ TEST_CASE("prune given the references core to HIR found drops what it drops by l
     auto front = test::runOn(source);
     REQUIRE_MESSAGE(front->result.program, front->text());
     FunctionReferences refs;
-    std::unique_ptr<Module> given = lowering::coreToHir(*front->result.program, *front->diags, &refs);
-    std::unique_ptr<Module> looked = lowering::coreToHir(*front->result.program, *front->diags);
+    std::unique_ptr<Module> given = lowering::coreToHir(*front->result.program, &refs);
+    std::unique_ptr<Module> looked = lowering::coreToHir(*front->result.program);
     REQUIRE(given);
     REQUIRE(looked);
     REQUIRE(refs.begin.size() == given->functions.size() + 1);
@@ -404,7 +404,7 @@ TEST_CASE("prune given the references core to HIR found drops what it drops by l
     CHECK(refs.others[refs.otherBegin[used]] == "net");
     // Read from Core without translating, the references are the same, and
     // pruning a module whose bodies are not made yet keeps the same functions.
-    lowering::HirBuilder builder(*front->result.program, *front->diags);
+    lowering::HirBuilder builder(*front->result.program);
     std::unique_ptr<Module> shells = builder.makeModule();
     FunctionReferences fromCore;
     CHECK(builder.references(fromCore) > 0);
@@ -449,12 +449,12 @@ TEST_CASE("pruning follows a net definition that shares a function's name") {
   const char *source = "helper = 1\nused = λx x\nmain = (used 1)";
   auto front = test::runOn(source);
   REQUIRE_MESSAGE(front->result.program, front->text());
-  lowering::HirBuilder builder(*front->result.program, *front->diags);
+  lowering::HirBuilder builder(*front->result.program);
   std::unique_ptr<Module> shells = builder.makeModule();
   FunctionReferences made;
   builder.references(made);
   CHECK(made.netNamed.empty()); // no function is named like a net here
-  std::unique_ptr<Module> looked = lowering::coreToHir(*front->result.program, *front->diags);
+  std::unique_ptr<Module> looked = lowering::coreToHir(*front->result.program);
   REQUIRE(looked);
   // A net definition named `used` that refers to `helper`: told by `made`,
   // or found by looking the reached functions' names up.
@@ -466,7 +466,7 @@ TEST_CASE("pruning follows a net definition that shares a function's name") {
     CHECK(m->netReferences.count("used") == 1);
   }
   // Without the net definition, `helper` goes.
-  std::unique_ptr<Module> plain = lowering::coreToHir(*front->result.program, *front->diags);
+  std::unique_ptr<Module> plain = lowering::coreToHir(*front->result.program);
   REQUIRE(plain);
   pruneDefinitions(*plain, /*keepUserDefinitions=*/false);
   CHECK(plain->find("helper") == nullptr);
@@ -648,7 +648,7 @@ TEST_CASE("expand matches under Scott applies the scrutinee to one λ per constr
                              return o;
                            }());
   REQUIRE(front->result.program);
-  std::unique_ptr<Module> m = lowering::coreToHir(*front->result.program, *front->diags);
+  std::unique_ptr<Module> m = lowering::coreToHir(*front->result.program);
   REQUIRE(m);
   CHECK(findFirst(*m->find("f"), InstKind::Match) != nullptr);
   linearize(*m);
@@ -669,7 +669,7 @@ TEST_CASE("expand matches under Scott expands a match inside an arm that takes n
                              return o;
                            }());
   REQUIRE(front->result.program);
-  std::unique_ptr<Module> m = lowering::coreToHir(*front->result.program, *front->diags);
+  std::unique_ptr<Module> m = lowering::coreToHir(*front->result.program);
   REQUIRE(m);
   // Unlinearized, the arm of T/B takes nothing (u comes from outside).
   linearize(*m, MatchLinearization::Disabled);

@@ -4,6 +4,7 @@
 #include "ir/Core.h"
 #include "ir/Net.h"
 #include "lowering/Compile.h"
+#include "lowering/CoreToHir.h"
 #include "runtime/common/Numeric.h"
 
 #include <doctest/doctest.h>
@@ -147,4 +148,21 @@ TEST_CASE("the Core verifier reports each broken rule") {
     main->body = p.make<core::AppTerm>(llvm::SMLoc(), p.make<core::EraTerm>(llvm::SMLoc()), nullptr);
     CHECK(mentions(core::verify(p), "a term is missing a child in main"));
   }
+}
+
+TEST_CASE("Core to HIR reports a variable bound nowhere as a bug in bendc, not as the program's error") {
+  auto front = test::runOn("main = λx x");
+  REQUIRE(front->result.program);
+  core::Program &p = *front->result.program;
+  for (core::Definition &d : p.defs)
+    if (d.name == "main")
+      d.body = p.make<core::LamTerm>(llvm::SMLoc(), "y", false, p.make<core::VarTerm>(llvm::SMLoc(), "z"));
+  lowering::CompileOptions options;
+  lowering::CompileResult r = lowering::compileToBook(p, options, *front->diags);
+  CHECK_FALSE(r.book);
+  CHECK(mentions(r.internalErrors, "core-to-hir: variable 'z' in @main is bound nowhere"));
+  CHECK_FALSE(front->diags->hasErrors());
+  std::vector<std::string> problems;
+  CHECK_FALSE(lowering::coreToHir(p, nullptr, &problems));
+  CHECK(mentions(problems, "variable 'z' in @main is bound nowhere"));
 }
