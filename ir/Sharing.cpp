@@ -10,6 +10,7 @@
 #include "llvm/Support/Compiler.h"
 
 #include <algorithm>
+#include <cassert>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -410,6 +411,10 @@ private:
       if (changed)
         forgetAnswers();
     }
+    // A fixpoint: every value stored in a field taken for plain is plain.
+    assert(llvm::all_of(sites, [&](const Site &site) {
+      return notPlainFields.count(site.field) || isPlain(site.value, site.def);
+    }));
   }
 
   /// Drops every answer about terms and definitions (not about variables).
@@ -878,6 +883,11 @@ private:
   // --- bind ----------------------------------------------------------------
 
   void bind(const llvm::SmallVectorImpl<int> &occurrences, int at) {
+    assert(occurrences.size() >= 2 && "a term is shared when it occurs twice");
+    assert(llvm::all_of(occurrences, [&](int o) { return inside(o, at) && o != at; }) &&
+           "the binding point lies above every occurrence");
+    assert(llvm::all_of(occurrences, [&](int o) { return same(occurrences.front(), o); }) &&
+           "the occurrences are one term");
     Term *value = nodes[occurrences.front()].term;
     llvm::StringRef name = program.save("%shared" + std::to_string(counter++));
     for (int o : occurrences)

@@ -1,12 +1,14 @@
 #include "lowering/ShapeInference.h"
-#include "ir/NetGraph.h"
 
+#include "ir/NetGraph.h"
 #include "runtime/common/Numeric.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SCCIterator.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 
+#include <cassert>
 #include <optional>
 #include <utility>
 
@@ -39,6 +41,7 @@ bool ShapeClasses::merge(uint32_t a, uint32_t b) {
 }
 
 bool ShapeClasses::decide(uint32_t cls, net::ConRole s) {
+  assert(s != net::ConRole::Unknown && "a decision names a shape");
   uint32_t r = find(cls);
   if (shapes[r] == net::ConRole::Unknown) {
     shapes[r] = s;
@@ -643,6 +646,7 @@ ShapeClasses inferShapes(const net::Book &book, llvm::ArrayRef<net::ConRole> kno
   };
   auto inBook = [&](TreeId t) { return t.valid() && t.index < book.trees.size(); };
   auto newClass = [&](TreeId t) {
+    assert(book[t].kind == TreeKind::Con && "only a (a b) tree has a shape");
     uint32_t cls = classes.add(t.index < known.size() ? known[t.index] : net::ConRole::Unknown);
     classes.setClass(t, cls);
     return cls;
@@ -944,6 +948,12 @@ ShapeClasses inferShapes(const net::Book &book, llvm::ArrayRef<net::ConRole> kno
     if (!referenced[c] || monomorphic[c])
       types.settle(sccNodes[c].first, sccNodes[c].second);
   types.settle(hostBegin, end);
+  // What was certain stays so: a class never joins a function with a pair.
+  assert(llvm::all_of(llvm::seq<size_t>(0, known.size()), [&](size_t t) {
+    uint32_t cls = classes.classOf(TreeId{uint32_t(t)});
+    return known[t] == net::ConRole::Unknown || cls == ShapeClasses::None ||
+           classes.shape(cls) == known[t];
+  }));
   return classes;
 }
 

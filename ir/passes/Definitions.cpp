@@ -8,6 +8,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cassert>
 #include <functional>
 #include <memory>
 
@@ -18,6 +19,9 @@ namespace {
 /// Copies `from`'s body into `block` of `into` at `index`, in place of the
 /// reference there; the copy's result becomes the reference's out wire.
 void inlineAt(Function &into, Block &block, size_t index, const Function &from) {
+  assert(block.insts[index].kind == InstKind::Ref && block.insts[index].outs.size() == 1 &&
+         "only a reference is replaced by a body");
+  assert(&into != &from && "a function is never inlined into itself");
   WireId out = block.insts[index].outs[0];
   llvm::DenseMap<WireId, WireId> map;
   map[from.body.result] = out;
@@ -429,6 +433,7 @@ void mergeDefinitions(Module &module) {
     }
     if (to.empty())
       break;
+    assert(!to.count(module.entry) && "the entry point is never merged away");
     redirectRefs(module, to);
     std::vector<Function> kept;
     for (size_t k = 0; k < module.functions.size(); ++k)

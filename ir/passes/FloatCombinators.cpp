@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <algorithm>
+#include <cassert>
 #include <memory>
 
 namespace bendc::hir {
@@ -447,6 +448,17 @@ private:
           stack.push_back(site->index);
       }
     }
+    // A combinator takes every operand from the term itself.
+#ifndef NDEBUG
+    for (size_t k = 0; k < b.insts.size(); ++k)
+      if (member[k])
+        for (WireId w : b.insts[k].ins) {
+          const Site *site = producerOf(w);
+          assert(site && site->block == &b && member[site->index] &&
+                 "a floated term reads only what it makes");
+        }
+#endif
+    assert(root.outs.size() == 1 && "a floated term has one value");
     Function g = newFunction();
     WireMap map(fn, scratch);
     WireId out = root.outs[0];
