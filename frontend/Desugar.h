@@ -254,13 +254,16 @@ private:
   core::Term *ifTerm(llvm::ArrayRef<ast::Expr *> conds, SourceRange range,
                      llvm::function_ref<core::Term *(size_t)> thenOf,
                      llvm::function_ref<core::Term *()> otherwise);
+  /// `with Type { body }`: `wrap` in the body means `Type/wrap`, and `ask`
+  /// binds through `Type/bind`.
+  core::Term *withTerm(llvm::StringRef type, SourceRange range,
+                       llvm::function_ref<core::Term *()> bodyOf);
   /// `bend state... { when cond: step; else: base }`, lifted to a definition
   /// that `fork` calls again.
   core::Term *bendTerm(llvm::ArrayRef<ast::Binding> state, ast::Expr *cond, SourceRange range,
                        llvm::function_ref<core::Term *()> stepOf,
                        llvm::function_ref<core::Term *()> baseOf);
   core::Term *openExpr(ast::OpenExpr *e);
-  core::Term *withExpr(ast::WithExpr *e);
   core::Term *askExpr(ast::Pat *pat, core::Term *value, llvm::function_ref<core::Term *()> rest,
                       SourceRange range);
   core::Term *localDef(ast::FunDecl *def, llvm::function_ref<core::Term *()> rest);

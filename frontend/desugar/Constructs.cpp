@@ -9,14 +9,6 @@
 
 namespace bendc::frontend {
 
-using namespace ast;
-using core::Term;
-using core::TermKind;
-using llvm::SMLoc;
-using llvm::StringRef;
-using desugar::at;
-using desugar::matchBind;
-
 // ---- matches ----------------------------------------------------------------------
 
 bool Desugarer::planMatch(llvm::ArrayRef<Arm> arms, SourceRange range, std::vector<ArmPlan> &plan) {
@@ -350,6 +342,24 @@ core::Term *Desugarer::switchTerm(StringRef bindName, Expr *arg, llvm::ArrayRef<
   return t;
 }
 
+
+core::Term *Desugarer::withTerm(StringRef typeName, SourceRange range,
+                                 llvm::function_ref<Term *()> bodyOf) {
+  StringRef saved = withType;
+  StringRef type = resolve(typeName);
+  withType = prog.save(type.empty() ? typeName.str() : type);
+  size_t m = mark();
+  Binding wrap;
+  wrap.name = "wrap";
+  wrap.kind = BindKind::Global;
+  wrap.target = prog.save((withType + "/wrap").str());
+  wrap.range = range;
+  scope.push_back(wrap);
+  Term *body = bodyOf();
+  pop(m);
+  withType = saved;
+  return body;
+}
 
 core::Term *Desugarer::ifTerm(llvm::ArrayRef<Expr *> conds, SourceRange range,
                                llvm::function_ref<Term *(size_t)> thenOf,

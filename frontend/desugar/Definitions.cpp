@@ -11,14 +11,6 @@
 
 namespace bendc::frontend {
 
-using namespace ast;
-using core::Term;
-using core::TermKind;
-using llvm::SMLoc;
-using llvm::StringRef;
-using desugar::at;
-using desugar::matchBind;
-
 // ---- definitions ------------------------------------------------------------------
 
 void Desugarer::checkUnscoped() {

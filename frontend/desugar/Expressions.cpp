@@ -14,14 +14,6 @@
 
 namespace bendc::frontend {
 
-using namespace ast;
-using core::Term;
-using core::TermKind;
-using llvm::SMLoc;
-using llvm::StringRef;
-using desugar::at;
-using desugar::matchBind;
-
 // ---- expressions ----------------------------------------------------------------
 
 core::Term *Desugarer::expr(Expr *e) {
@@ -113,7 +105,8 @@ core::Term *Desugarer::expr(Expr *e) {
   case NodeKind::OpenExpr:
     return openExpr(cast<OpenExpr>(e));
   case NodeKind::WithExpr:
-    return withExpr(cast<WithExpr>(e));
+    return withTerm(cast<WithExpr>(e)->type, e->range,
+                    [&] { return expr(cast<WithExpr>(e)->body); });
   case NodeKind::LocalDefExpr: {
     auto *d = cast<LocalDefExpr>(e);
     return localDef(d->def, [&] { return expr(d->next); });
@@ -419,24 +412,6 @@ core::Term *Desugarer::mapLiteral(MapExpr *e) {
     t = callGlobal("Map/set", {t, k, v}, e->range);
   }
   return t;
-}
-
-
-core::Term *Desugarer::withExpr(WithExpr *e) {
-  StringRef saved = withType;
-  StringRef type = resolve(e->type);
-  withType = prog.save(type.empty() ? e->type.str() : type);
-  size_t m = mark();
-  Binding wrap;
-  wrap.name = "wrap";
-  wrap.kind = BindKind::Global;
-  wrap.target = prog.save((withType + "/wrap").str());
-  wrap.range = e->range;
-  scope.push_back(wrap);
-  Term *body = expr(e->body);
-  pop(m);
-  withType = saved;
-  return body;
 }
 
 

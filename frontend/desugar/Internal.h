@@ -21,3 +21,15 @@ inline llvm::StringRef matchBind(llvm::StringRef bind, ast::Expr *arg) {
 }
 
 } // namespace bendc::frontend::desugar
+
+// The desugarer's files speak of the AST's and Core's types by their own
+// names.
+namespace bendc::frontend {
+using namespace ast;
+using core::Term;
+using core::TermKind;
+using desugar::at;
+using desugar::matchBind;
+using llvm::SMLoc;
+using llvm::StringRef;
+} // namespace bendc::frontend

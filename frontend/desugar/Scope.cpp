@@ -11,14 +11,6 @@
 
 namespace bendc::frontend {
 
-using namespace ast;
-using core::Term;
-using core::TermKind;
-using llvm::SMLoc;
-using llvm::StringRef;
-using desugar::at;
-using desugar::matchBind;
-
 
 StringRef Book::resolve(const FileScope &file, StringRef name) const {
   auto it = file.names.find(name);

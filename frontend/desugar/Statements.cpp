@@ -10,14 +10,6 @@
 
 namespace bendc::frontend {
 
-using namespace ast;
-using core::Term;
-using core::TermKind;
-using llvm::SMLoc;
-using llvm::StringRef;
-using desugar::at;
-using desugar::matchBind;
-
 // ---- imp statements ---------------------------------------------------------------
 
 core::Term *Desugarer::wrapMapGets(size_t from, Term *body) {
@@ -236,20 +228,7 @@ Desugarer::BlockValue Desugarer::statement(Stmt *s, Block stmts, size_t index) {
     }
     case NodeKind::WithStmt: {
       auto *ws = cast<WithStmt>(s);
-      StringRef saved = withType;
-      StringRef type = resolve(ws->type);
-      withType = prog.save(type.empty() ? ws->type.str() : type);
-      size_t m = mark();
-      Binding wrap;
-      wrap.name = "wrap";
-      wrap.kind = BindKind::Global;
-      wrap.target = prog.save((withType + "/wrap").str());
-      wrap.range = s->range;
-      scope.push_back(wrap);
-      Term *t = branch(ws->body).term;
-      pop(m);
-      withType = saved;
-      return t;
+      return withTerm(ws->type, s->range, [&] { return branch(ws->body).term; });
     }
     default:
       llvm_unreachable("not a statement");

@@ -3,18 +3,12 @@
 // decides the column's type (constructor, number, tuple, superposition) and
 // the rows are split by it, as Bend does. Rows no leaf ever picks are
 // unreachable; a split with no row left is a missing case.
-#include "frontend/Desugar.h"
+#include "frontend/desugar/Internal.h"
 
 #include <deque>
 #include <set>
 
 namespace bendc::frontend {
-
-using namespace ast;
-using core::Term;
-using core::TermKind;
-using llvm::SMLoc;
-using llvm::StringRef;
 
 namespace {
 
