@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <type_traits>
+#include <utility>
 
 namespace bendc::readback {
 
@@ -84,10 +86,49 @@ void computeClosed(INet &net) {
     net.closed[y] = lo[y] >= tin[y] && hi[y] <= tout[y];
 }
 
-std::optional<INet> buildNet(const net::Book &book, const net::Def &def) {
+namespace {
+
+/// A definition of a net book, as buildFrom reads it.
+struct DefSource {
+  using Id = net::TreeId;
+  const net::Book &book;
+  const net::Def &def;
+
+  const std::vector<llvm::StringRef> *names() const { return &book.names; }
+  Id root() const { return def.root; }
+  size_t redexCount() const { return def.redexes.size(); }
+  std::pair<Id, Id> redex(size_t i) const { return {def.redexes[i].lhs, def.redexes[i].rhs}; }
+  net::TreeKind kind(Id t) const { return book[t].kind; }
+  uint32_t value(Id t) const { return book[t].value; }
+  Id fst(Id t) const { return book[t].fst; }
+  Id snd(Id t) const { return book[t].snd; }
+};
+
+/// A run's result tree (no redexes; a reference's value is its definition's
+/// id, which indexes `defNames`).
+struct ResultSource {
+  using Id = uint32_t;
+  const rt::ResultTree &tree;
+  const std::vector<llvm::StringRef> &defNames;
+
+  const std::vector<llvm::StringRef> *names() const { return &defNames; }
+  Id root() const { return 0; }
+  size_t redexCount() const { return 0; }
+  std::pair<Id, Id> redex(size_t) const { return {0, 0}; }
+  net::TreeKind kind(Id t) const { return net::TreeKind(tree.nodes[t].kind); }
+  uint32_t value(Id t) const { return tree.nodes[t].value; }
+  Id fst(Id t) const { return tree.nodes[t].fst; }
+  Id snd(Id t) const { return tree.nodes[t].snd; }
+};
+
+template <class Source> std::optional<INet> buildFrom(const Source &src) {
+  using Id = typename Source::Id;
   INet net;
-  net.names = &book.names;
+  net.names = src.names();
   net.nodes.push_back({NodeKind::Rot, 0, {portOf(0, 2), portOf(0, 1), portOf(0, 0)}});
+  if constexpr (std::is_same_v<Source, ResultSource>)
+    if (src.tree.nodes.empty())
+      return std::nullopt;
 
   // A redex joining two variables joins their wires.
   llvm::DenseMap<uint32_t, uint32_t> joined;
@@ -96,21 +137,19 @@ std::optional<INet> buildNet(const net::Book &book, const net::Def &def) {
       v = it->second;
     return v;
   };
-  for (const net::Redex &r : def.redexes) {
-    const net::Tree &l = book[r.lhs], &rr = book[r.rhs];
-    if (l.kind == net::TreeKind::Var && rr.kind == net::TreeKind::Var) {
-      uint32_t a = find(l.value), b = find(rr.value);
+  for (size_t i = 0; i < src.redexCount(); ++i) {
+    auto [lhs, rhs] = src.redex(i);
+    if (src.kind(lhs) == net::TreeKind::Var && src.kind(rhs) == net::TreeKind::Var) {
+      uint32_t a = find(src.value(lhs)), b = find(src.value(rhs));
       if (a != b)
         joined[a] = b;
     }
   }
 
   // Wire keys: 0 is the root; tags keep the key spaces apart.
-  constexpr uint64_t RootKey = 0, VarTag = 1ull << 62, FreshTag = 2ull << 62,
-                     RedexTag = 3ull << 62;
-  const net::Tree &rootTree = book[def.root];
-  bool rootIsVar = rootTree.kind == net::TreeKind::Var;
-  uint32_t rootVar = rootIsVar ? find(rootTree.value) : ~0u;
+  constexpr uint64_t RootKey = 0, VarTag = 1ull << 62, RedexTag = 3ull << 62;
+  bool rootIsVar = src.kind(src.root()) == net::TreeKind::Var;
+  uint32_t rootVar = rootIsVar ? find(src.value(src.root())) : ~0u;
   auto varKey = [&](uint32_t v) -> uint64_t {
     v = find(v);
     return v == rootVar ? RootKey : VarTag | v;
@@ -131,66 +170,80 @@ std::optional<INet> buildNet(const net::Book &book, const net::Def &def) {
     }
   };
 
-  uint64_t freshCount = 0;
+  // Where a tree's principal port goes: a wire (by key), or straight to its
+  // parent's auxiliary port, which exists by then.
+  struct Item {
+    Id tree;
+    uint64_t key;
+    Port parent; // 0: by key (port 0 of node 0 is never a parent's)
+  };
   bool tooLarge = false;
-  std::vector<std::pair<uint64_t, net::TreeId>> stack;
-  auto emit = [&](uint64_t key, net::TreeId id) {
-    stack.push_back({key, id});
+  std::vector<Item> stack;
+  auto emit = [&](uint64_t key, Id id) {
+    stack.push_back({id, key, 0});
     while (!stack.empty()) {
-      auto [k, tid] = stack.back();
+      Item item = stack.back();
       stack.pop_back();
       if (net.nodes.size() >= MaxNodes) {
         tooLarge = true;
         stack.clear();
         return;
       }
-      const net::Tree &t = book[tid];
+      net::TreeKind kind = src.kind(item.tree);
       uint32_t x = uint32_t(net.nodes.size());
-      INet::Node node{nodeKind(t.kind), 0, {portOf(x, 0), portOf(x, 1), portOf(x, 2)}};
-      if (t.kind == net::TreeKind::Era || t.kind == net::TreeKind::Ref ||
-          t.kind == net::TreeKind::Num) {
-        node.data = t.value;
-        net.nodes.push_back(node);
-        connect(portOf(x, 0), k);
+      net.nodes.push_back({nodeKind(kind), 0, {portOf(x, 0), portOf(x, 1), portOf(x, 2)}});
+      if (item.parent != 0)
+        link(portOf(x, 0), item.parent);
+      else
+        connect(portOf(x, 0), item.key);
+      if (kind == net::TreeKind::Era || kind == net::TreeKind::Ref || kind == net::TreeKind::Num) {
+        net.nodes[x].data = src.value(item.tree);
         link(portOf(x, 1), portOf(x, 2));
         continue;
       }
-      auto child = [&](net::TreeId c) -> uint64_t {
-        const net::Tree &ct = book[c];
-        if (ct.kind == net::TreeKind::Var)
-          return varKey(ct.value);
-        uint64_t fk = FreshTag | freshCount++;
-        stack.push_back({fk, c});
-        return fk;
-      };
-      uint64_t fst = child(t.fst);
-      uint64_t snd = child(t.snd);
-      net.nodes.push_back(node);
-      connect(portOf(x, 0), k);
-      connect(portOf(x, 1), fst);
-      connect(portOf(x, 2), snd);
+      // Children: the second is numbered before the first, as Bend's
+      // hvm_to_net numbers them.
+      Id children[2] = {src.fst(item.tree), src.snd(item.tree)};
+      for (uint32_t slot : {1u, 2u}) {
+        Id c = children[slot - 1];
+        if (src.kind(c) == net::TreeKind::Var)
+          connect(portOf(x, slot), varKey(src.value(c)));
+        else
+          stack.push_back({c, 0, portOf(x, slot)});
+      }
     }
   };
 
   if (!rootIsVar)
-    emit(RootKey, def.root);
-  for (size_t i = 0; i < def.redexes.size(); ++i) {
-    const net::Redex &r = def.redexes[i];
-    bool lv = book[r.lhs].kind == net::TreeKind::Var, rv = book[r.rhs].kind == net::TreeKind::Var;
+    emit(RootKey, src.root());
+  for (size_t i = 0; i < src.redexCount(); ++i) {
+    auto [lhs, rhs] = src.redex(i);
+    bool lv = src.kind(lhs) == net::TreeKind::Var, rv = src.kind(rhs) == net::TreeKind::Var;
     if (lv && rv)
       continue;
     if (lv) {
-      emit(varKey(book[r.lhs].value), r.rhs);
+      emit(varKey(src.value(lhs)), rhs);
     } else if (rv) {
-      emit(varKey(book[r.rhs].value), r.lhs);
+      emit(varKey(src.value(rhs)), lhs);
     } else {
-      emit(RedexTag | i, r.lhs);
-      emit(RedexTag | i, r.rhs);
+      emit(RedexTag | i, lhs);
+      emit(RedexTag | i, rhs);
     }
   }
   if (tooLarge)
     return std::nullopt;
   return net;
+}
+
+} // namespace
+
+std::optional<INet> buildNet(const net::Book &book, const net::Def &def) {
+  return buildFrom(DefSource{book, def});
+}
+
+std::optional<INet> buildNet(const rt::ResultTree &tree,
+                             const std::vector<llvm::StringRef> &defNames) {
+  return buildFrom(ResultSource{tree, defNames});
 }
 
 } // namespace bendc::readback

@@ -54,5 +54,9 @@ void computeClosed(INet &net);
 /// before the first. Returns nothing when the net is too large to index.
 /// The caller still has to computeClosed().
 std::optional<INet> buildNet(const net::Book &book, const net::Def &def);
+/// The same for a run's result tree, whose references name `defNames` by id
+/// (the tree has no redexes).
+std::optional<INet> buildNet(const rt::ResultTree &tree,
+                             const std::vector<llvm::StringRef> &defNames);
 
 } // namespace bendc::readback

@@ -35,32 +35,46 @@ std::vector<std::string> warningTexts(const std::vector<ReadbackError> &errs) {
   return out;
 }
 
-} // namespace
-
-Result toBend(const net::Book &normalForm, const net::Book &compiled,
-              const core::Program &program, Options options) {
+Result readNet(std::optional<INet> net, const net::Book &compiled, const core::Program &program,
+               Options options) {
   Result result;
+  if (!net) {
+    result.warnings.push_back("Failed to parse result from HVM (invalid net).");
+    return result;
+  }
   Terms terms;
   Expander expander(compiled, terms);
   TermId root;
   {
-    std::optional<INet> net;
-    if (!normalForm.defs.empty())
-      net = buildNet(normalForm, normalForm.defs.front());
-    if (!net) {
-      result.warnings.push_back("Failed to parse result from HVM (invalid net).");
-      return result;
-    }
     computeClosed(*net);
     terms.nodes.reserve(net->nodes.size() + net->nodes.size() / 4 + 16);
     Reader reader(*net, terms, expander, options.linear);
     root = reader.readNet();
     result.warnings = warningTexts(reader.errors());
   }
+  net.reset(); // the net's memory goes before the text is made
   expander.expand(root);
   resugar(terms, root, program.encoding);
   result.text = print(terms, root, options.pretty);
   return result;
+}
+
+} // namespace
+
+Result toBend(const net::Book &normalForm, const net::Book &compiled,
+              const core::Program &program, Options options) {
+  std::optional<INet> net;
+  if (!normalForm.defs.empty())
+    net = buildNet(normalForm, normalForm.defs.front());
+  return readNet(std::move(net), compiled, program, options);
+}
+
+Result toBend(rt::ResultTree normalForm, llvm::ArrayRef<std::string> defNames,
+              const net::Book &compiled, const core::Program &program, Options options) {
+  std::vector<llvm::StringRef> names(defNames.begin(), defNames.end());
+  std::optional<INet> net = buildNet(normalForm, names);
+  normalForm = rt::ResultTree();
+  return readNet(std::move(net), compiled, program, options);
 }
 
 } // namespace bendc::readback

@@ -17,6 +17,9 @@
 
 #include "ir/Core.h"
 #include "ir/Net.h"
+#include "runtime/common/Readback.h"
+
+#include "llvm/ADT/ArrayRef.h"
 
 #include <string>
 #include <vector>
@@ -52,5 +55,12 @@ struct Result {
 /// the single warning "Failed to parse result from HVM (invalid net).".
 Result toBend(const net::Book &normalForm, const net::Book &compiled,
               const core::Program &program, Options options = {});
+
+/// The same for a run's result tree as the runtime hands it back, whose
+/// references name `defNames` (the run book's names) by id: what a run
+/// prints, read with no net IR in between (a result can hold millions of
+/// nodes). The tree is let go as soon as its net is built.
+Result toBend(rt::ResultTree normalForm, llvm::ArrayRef<std::string> defNames,
+              const net::Book &compiled, const core::Program &program, Options options = {});
 
 } // namespace bendc::readback

@@ -86,8 +86,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   default:
     internalError("unexpected run status: " + result.message);
   }
-  readback::Result shown = readback::toBend(net::fromResult(result.normalForm, compiled.book->names),
-                                            compiled.net, *front.program);
+  readback::Result shown =
+      readback::toBend(std::move(result.normalForm), compiled.book->names, compiled.net, *front.program);
   // A normal form that does not read back as a net is the runtime's bug.
   if (shown.text.empty())
     internalError("the normal form does not read back");

@@ -147,13 +147,10 @@ void catchInterrupts() {
 }
 
 /// Reduces `book`; `show` turns the normal form into the text after "Result: ".
-/// HVM2's text of a normal form.
-std::string hvmText(const net::Book &normalForm) {
-  return net::treeText(normalForm, normalForm.defs.front().root);
-}
-
+/// Runs `book` and prints its result: as HVM2 prints it, or as `show`
+/// gives it (which may print warnings first).
 int runBook(const rt::Book &book,
-            llvm::function_ref<std::string(const net::Book &)> show = hvmText) {
+            llvm::function_ref<std::string(rt::ResultTree &&)> show = nullptr) {
   rt::RunOptions options;
   options.backend = backendOpt;
   options.threads = threadCount;
@@ -188,7 +185,13 @@ int runBook(const rt::Book &book,
       printStats(r.stats);
     return rt::exitCodeFor(r.status);
   }
-  std::string shown = show(net::fromResult(r.normalForm, book.names)); // may print warnings first
+  std::string shown;
+  if (show) {
+    shown = show(std::move(r.normalForm));
+  } else {
+    net::Book normalForm = net::fromResult(r.normalForm, book.names);
+    shown = net::treeText(normalForm, normalForm.defs.front().root);
+  }
   outs() << (prettyFlag ? "Result:\n" : "Result: ") << shown << "\n"; // as Bend prints each
   if (*statsFlag)
     printStats(r.stats);
@@ -388,8 +391,9 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
            << compileOpts.entryName << "' to run\n";
     return ExitInputError;
   }
-  return runBook(*compiled.book, [&](const net::Book &normalForm) {
-    readback::Result shown = readback::toBend(normalForm, compiled.net, program, {linearFlag, prettyFlag});
+  return runBook(*compiled.book, [&](rt::ResultTree &&normalForm) {
+    readback::Result shown = readback::toBend(std::move(normalForm), compiled.book->names, compiled.net, program,
+                                              {linearFlag, prettyFlag});
     if (!shown.warnings.empty()) {
       // As `bend run` reports them, on stderr before the result.
       outs().flush();
