@@ -6,38 +6,6 @@
 
 namespace bendc::net {
 
-static_assert(TreeKind(rt::ResultTree::Kind::Var) == TreeKind::Var &&
-                  TreeKind(rt::ResultTree::Kind::Ref) == TreeKind::Ref &&
-                  TreeKind(rt::ResultTree::Kind::Era) == TreeKind::Era &&
-                  TreeKind(rt::ResultTree::Kind::Num) == TreeKind::Num &&
-                  TreeKind(rt::ResultTree::Kind::Con) == TreeKind::Con &&
-                  TreeKind(rt::ResultTree::Kind::Dup) == TreeKind::Dup &&
-                  TreeKind(rt::ResultTree::Kind::Opr) == TreeKind::Opr &&
-                  TreeKind(rt::ResultTree::Kind::Swi) == TreeKind::Swi,
-              "a result tree's kinds are the net IR's");
-
-Book fromResult(const rt::ResultTree &tree, llvm::ArrayRef<std::string> defNames,
-                llvm::StringRef name) {
-  Book book;
-  Def def;
-  def.name = book.intern(name);
-  book.trees.reserve(tree.nodes.size());
-  // The tree's nodes keep their indices: a child's index is its TreeId.
-  for (const rt::ResultTree::Node &n : tree.nodes) {
-    TreeKind kind = TreeKind(n.kind);
-    uint32_t value = n.value;
-    if (kind == TreeKind::Var)
-      value = book.intern("x" + std::to_string(n.value));
-    else if (kind == TreeKind::Ref)
-      value = book.intern(n.value < defNames.size() ? llvm::StringRef(defNames[n.value]) : "?");
-    bool node = isNodeKind(kind);
-    book.add(Tree(kind, value, node ? TreeId{n.fst} : TreeId{}, node ? TreeId{n.snd} : TreeId{}));
-  }
-  def.root = TreeId{0};
-  book.defs.push_back(std::move(def));
-  return book;
-}
-
 std::vector<std::string> verify(const Book &book) {
   std::vector<std::string> problems;
   llvm::DenseMap<uint32_t, unsigned> defined; // definition names

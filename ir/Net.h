@@ -7,7 +7,6 @@
 #include "runtime/common/Readback.h"
 #include "runtime/common/Term.h"
 
-#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -39,6 +38,18 @@ inline std::string unpairedVariableMessage(llvm::StringRef var, llvm::StringRef 
           ": its other end is left as a free port")
       .str();
 }
+
+// A run's result tree (runtime/common/Readback.h) names its kinds as the net
+// IR does: the printer and readback read it as trees of the net IR.
+static_assert(TreeKind(rt::ResultTree::Kind::Var) == TreeKind::Var &&
+                  TreeKind(rt::ResultTree::Kind::Ref) == TreeKind::Ref &&
+                  TreeKind(rt::ResultTree::Kind::Era) == TreeKind::Era &&
+                  TreeKind(rt::ResultTree::Kind::Num) == TreeKind::Num &&
+                  TreeKind(rt::ResultTree::Kind::Con) == TreeKind::Con &&
+                  TreeKind(rt::ResultTree::Kind::Dup) == TreeKind::Dup &&
+                  TreeKind(rt::ResultTree::Kind::Opr) == TreeKind::Opr &&
+                  TreeKind(rt::ResultTree::Kind::Swi) == TreeKind::Swi,
+              "a result tree's kinds are the net IR's");
 
 /// Con, Dup, Opr and Swi are nodes with two children; the rest are leaves.
 inline bool isNodeKind(TreeKind kind) {
@@ -182,12 +193,5 @@ template <class Fn> void forEachTree(const Book &book, const Def &def, Fn fn) {
 /// each. A definition read from text (its nodes not counted) may leave a
 /// variable once (HVM2 allows a free port): that rule is not checked there.
 std::vector<std::string> verify(const Book &book);
-
-/// The net IR of a run's normal form: a book with one definition, named
-/// `name`, whose root is `tree`. Variables are named x0, x1, ... in the
-/// tree's numbering; a reference is named by `defNames` (the runtime book's
-/// names, by definition id).
-Book fromResult(const rt::ResultTree &tree, llvm::ArrayRef<std::string> defNames,
-                llvm::StringRef name = "main");
 
 } // namespace bendc::net

@@ -8,14 +8,6 @@ namespace bendc::net {
 
 namespace {
 
-/// Work item of the printer: a tree to print, or (when the tree is invalid)
-/// one character that closes or separates nodes. An explicit stack keeps deep
-/// trees off the call stack.
-struct Item {
-  net::TreeId tree;
-  char text = 0;
-};
-
 const char *opener(net::TreeKind kind) {
   switch (kind) {
   case net::TreeKind::Con: return "(";
@@ -26,31 +18,78 @@ const char *opener(net::TreeKind kind) {
   }
 }
 
-} // namespace
-
-void printTree(llvm::raw_ostream &os, const net::Book &book, net::TreeId root) {
-  llvm::SmallVector<Item, 32> stack{{root}};
+/// Prints the tree `root` of `src` (a book, or a run's result tree): an
+/// explicit stack of trees to print, or of one character that closes or
+/// separates nodes, keeps deep trees off the call stack. `src.name(kind,
+/// value)` writes a variable's or a reference's name.
+template <class Source, class Id>
+void printFrom(llvm::raw_ostream &os, const Source &src, Id root) {
+  struct Item {
+    Id tree;
+    char text; // 0: print `tree`
+  };
+  llvm::SmallVector<Item, 32> stack{{root, 0}};
   while (!stack.empty()) {
-    Item item = stack.back();
-    stack.pop_back();
-    if (!item.tree.valid()) {
+    Item item = stack.pop_back_val();
+    if (item.text) {
       os << item.text;
       continue;
     }
-    const net::Tree &t = book[item.tree];
-    switch (t.kind) {
-    case net::TreeKind::Var: os << book.names[t.value]; continue;
-    case net::TreeKind::Ref: os << '@' << book.names[t.value]; continue;
-    case net::TreeKind::Era: os << '*'; continue;
-    case net::TreeKind::Num: os << rt::num::showNumb(t.value); continue;
+    TreeKind kind = src.kind(item.tree);
+    switch (kind) {
+    case TreeKind::Var: src.name(os, kind, src.value(item.tree)); continue;
+    case TreeKind::Ref:
+      os << '@';
+      src.name(os, kind, src.value(item.tree));
+      continue;
+    case TreeKind::Era: os << '*'; continue;
+    case TreeKind::Num: os << rt::num::showNumb(src.value(item.tree)); continue;
     default: break;
     }
-    os << opener(t.kind);
-    stack.push_back({{}, t.kind == net::TreeKind::Dup ? '}' : ')'});
-    stack.push_back({t.snd});
-    stack.push_back({{}, ' '});
-    stack.push_back({t.fst});
+    os << opener(kind);
+    stack.push_back({item.tree, kind == TreeKind::Dup ? '}' : ')'});
+    stack.push_back({src.snd(item.tree), 0});
+    stack.push_back({item.tree, ' '});
+    stack.push_back({src.fst(item.tree), 0});
   }
+}
+
+struct BookSource {
+  const Book &book;
+  TreeKind kind(TreeId t) const { return book[t].kind; }
+  uint32_t value(TreeId t) const { return book[t].value; }
+  TreeId fst(TreeId t) const { return book[t].fst; }
+  TreeId snd(TreeId t) const { return book[t].snd; }
+  void name(llvm::raw_ostream &os, TreeKind, uint32_t value) const { os << book.names[value]; }
+};
+
+struct ResultSource {
+  const rt::ResultTree &tree;
+  llvm::ArrayRef<std::string> defNames;
+  TreeKind kind(uint32_t t) const { return TreeKind(tree.nodes[t].kind); }
+  uint32_t value(uint32_t t) const { return tree.nodes[t].value; }
+  uint32_t fst(uint32_t t) const { return tree.nodes[t].fst; }
+  uint32_t snd(uint32_t t) const { return tree.nodes[t].snd; }
+  void name(llvm::raw_ostream &os, TreeKind kind, uint32_t value) const {
+    if (kind == TreeKind::Var)
+      os << 'x' << value;
+    else
+      os << (value < defNames.size() ? llvm::StringRef(defNames[value]) : llvm::StringRef("?"));
+  }
+};
+
+} // namespace
+
+void printTree(llvm::raw_ostream &os, const net::Book &book, net::TreeId root) {
+  printFrom(os, BookSource{book}, root);
+}
+
+std::string resultText(const rt::ResultTree &tree, llvm::ArrayRef<std::string> defNames) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (!tree.nodes.empty())
+    printFrom(os, ResultSource{tree, defNames}, uint32_t(0));
+  return text;
 }
 
 std::string treeText(const Book &book, TreeId tree) {

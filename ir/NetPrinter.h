@@ -3,7 +3,10 @@
 
 #include "ir/Net.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <string>
 
 namespace bendc::net {
 
@@ -17,5 +20,10 @@ void printTree(llvm::raw_ostream &os, const Book &book, TreeId tree);
 
 /// The same as a string.
 std::string treeText(const Book &book, TreeId tree);
+
+/// A run's result tree in the same syntax, as a string: variables named x0,
+/// x1, ... in the tree's numbering, references by `defNames` (the runtime
+/// book's names, by definition id).
+std::string resultText(const rt::ResultTree &tree, llvm::ArrayRef<std::string> defNames);
 
 } // namespace bendc::net

@@ -41,7 +41,7 @@ struct Result {
 };
 
 /// `normalForm`: the result as a net, its first definition (a tree,
-/// optionally with redexes; net::fromResult makes it from a run's result).
+/// optionally with redexes).
 /// `compiled`: the net book that was run, used to expand references to
 /// generated (`__` or `%` in the name), non-recursive definitions; such a
 /// definition's net is read back to a term the way Bend reads a linear net

@@ -21,7 +21,7 @@ inline net::Book readBookText(llvm::StringRef text) {
 }
 
 /// A normal form from HVM2 net text (`tree & a ~ b ...`) as a book of one
-/// definition, as net::fromResult makes it from a run; references may name
+/// definition, as readback takes a normal form given as a net; references may name
 /// definitions of another book.
 inline net::Book readNetText(llvm::StringRef text) {
   llvm::SourceMgr sm;

@@ -21,8 +21,7 @@ namespace bendc::testing {
 inline std::string resultText(const rt::RunResult &run, const rt::Book &book) {
   if (run.status != rt::RunStatus::Ok)
     return {};
-  net::Book normalForm = net::fromResult(run.normalForm, book.names);
-  return net::treeText(normalForm, normalForm.defs.front().root);
+  return net::resultText(run.normalForm, book.names);
 }
 
 struct Outcome {

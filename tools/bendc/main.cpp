@@ -189,8 +189,7 @@ int runBook(const rt::Book &book,
   if (show) {
     shown = show(std::move(r.normalForm));
   } else {
-    net::Book normalForm = net::fromResult(r.normalForm, book.names);
-    shown = net::treeText(normalForm, normalForm.defs.front().root);
+    shown = net::resultText(r.normalForm, book.names);
   }
   outs() << (prettyFlag ? "Result:\n" : "Result: ") << shown << "\n"; // as Bend prints each
   if (*statsFlag)
