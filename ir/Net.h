@@ -168,6 +168,25 @@ struct Book {
   Tree &operator[](TreeId id) { return trees[id.index]; }
 };
 
+/// Two read-only views of trees with the same accessors, for code written
+/// once over a book's trees and a run's result tree (the printer, readback).
+struct BookTrees {
+  using Id = TreeId;
+  const Book &book;
+  TreeKind kind(Id t) const { return book[t].kind; }
+  uint32_t value(Id t) const { return book[t].value; }
+  Id fst(Id t) const { return book[t].fst; }
+  Id snd(Id t) const { return book[t].snd; }
+};
+struct ResultTrees {
+  using Id = uint32_t; // an index into ResultTree::nodes
+  const rt::ResultTree &tree;
+  TreeKind kind(Id t) const { return TreeKind(tree.nodes[t].kind); }
+  uint32_t value(Id t) const { return tree.nodes[t].value; }
+  Id fst(Id t) const { return tree.nodes[t].fst; }
+  Id snd(Id t) const { return tree.nodes[t].snd; }
+};
+
 /// Calls `fn(id)` once for every tree of `def`: its root, the sides of its
 /// redexes and all below them, a parent before its children. `fn` may turn
 /// the tree it is given into a leaf; its children are then not visited.

@@ -54,22 +54,12 @@ void printFrom(llvm::raw_ostream &os, const Source &src, Id root) {
   }
 }
 
-struct BookSource {
-  const Book &book;
-  TreeKind kind(TreeId t) const { return book[t].kind; }
-  uint32_t value(TreeId t) const { return book[t].value; }
-  TreeId fst(TreeId t) const { return book[t].fst; }
-  TreeId snd(TreeId t) const { return book[t].snd; }
+struct BookSource : BookTrees {
   void name(llvm::raw_ostream &os, TreeKind, uint32_t value) const { os << book.names[value]; }
 };
 
-struct ResultSource {
-  const rt::ResultTree &tree;
+struct ResultSource : ResultTrees {
   llvm::ArrayRef<std::string> defNames;
-  TreeKind kind(uint32_t t) const { return TreeKind(tree.nodes[t].kind); }
-  uint32_t value(uint32_t t) const { return tree.nodes[t].value; }
-  uint32_t fst(uint32_t t) const { return tree.nodes[t].fst; }
-  uint32_t snd(uint32_t t) const { return tree.nodes[t].snd; }
   void name(llvm::raw_ostream &os, TreeKind kind, uint32_t value) const {
     if (kind == TreeKind::Var)
       os << 'x' << value;
@@ -81,14 +71,14 @@ struct ResultSource {
 } // namespace
 
 void printTree(llvm::raw_ostream &os, const net::Book &book, net::TreeId root) {
-  printFrom(os, BookSource{book}, root);
+  printFrom(os, BookSource{{book}}, root);
 }
 
 std::string resultText(const rt::ResultTree &tree, llvm::ArrayRef<std::string> defNames) {
   std::string text;
   llvm::raw_string_ostream os(text);
   if (!tree.nodes.empty())
-    printFrom(os, ResultSource{tree, defNames}, uint32_t(0));
+    printFrom(os, ResultSource{{tree}, defNames}, uint32_t(0));
   return text;
 }
 

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <type_traits>
 #include <utility>
 
 namespace bendc::readback {
@@ -89,36 +88,24 @@ void computeClosed(INet &net) {
 namespace {
 
 /// A definition of a net book, as buildFrom reads it.
-struct DefSource {
-  using Id = net::TreeId;
-  const net::Book &book;
+struct DefSource : net::BookTrees {
   const net::Def &def;
 
   const std::vector<llvm::StringRef> *names() const { return &book.names; }
   Id root() const { return def.root; }
   size_t redexCount() const { return def.redexes.size(); }
   std::pair<Id, Id> redex(size_t i) const { return {def.redexes[i].lhs, def.redexes[i].rhs}; }
-  net::TreeKind kind(Id t) const { return book[t].kind; }
-  uint32_t value(Id t) const { return book[t].value; }
-  Id fst(Id t) const { return book[t].fst; }
-  Id snd(Id t) const { return book[t].snd; }
 };
 
 /// A run's result tree (no redexes; a reference's value is its definition's
 /// id, which indexes `defNames`).
-struct ResultSource {
-  using Id = uint32_t;
-  const rt::ResultTree &tree;
+struct ResultSource : net::ResultTrees {
   const std::vector<llvm::StringRef> &defNames;
 
   const std::vector<llvm::StringRef> *names() const { return &defNames; }
   Id root() const { return 0; }
   size_t redexCount() const { return 0; }
-  std::pair<Id, Id> redex(size_t) const { return {0, 0}; }
-  net::TreeKind kind(Id t) const { return net::TreeKind(tree.nodes[t].kind); }
-  uint32_t value(Id t) const { return tree.nodes[t].value; }
-  Id fst(Id t) const { return tree.nodes[t].fst; }
-  Id snd(Id t) const { return tree.nodes[t].snd; }
+  std::pair<Id, Id> redex(size_t) const { return {0, 0}; } // never asked: no redexes
 };
 
 template <class Source> std::optional<INet> buildFrom(const Source &src) {
@@ -126,9 +113,6 @@ template <class Source> std::optional<INet> buildFrom(const Source &src) {
   INet net;
   net.names = src.names();
   net.nodes.push_back({NodeKind::Rot, 0, {portOf(0, 2), portOf(0, 1), portOf(0, 0)}});
-  if constexpr (std::is_same_v<Source, ResultSource>)
-    if (src.tree.nodes.empty())
-      return std::nullopt;
 
   // A redex joining two variables joins their wires.
   llvm::DenseMap<uint32_t, uint32_t> joined;
@@ -238,12 +222,14 @@ template <class Source> std::optional<INet> buildFrom(const Source &src) {
 } // namespace
 
 std::optional<INet> buildNet(const net::Book &book, const net::Def &def) {
-  return buildFrom(DefSource{book, def});
+  return buildFrom(DefSource{{book}, def});
 }
 
 std::optional<INet> buildNet(const rt::ResultTree &tree,
                              const std::vector<llvm::StringRef> &defNames) {
-  return buildFrom(ResultSource{tree, defNames});
+  if (tree.nodes.empty())
+    return std::nullopt; // no root
+  return buildFrom(ResultSource{{tree}, defNames});
 }
 
 } // namespace bendc::readback

@@ -146,7 +146,6 @@ void catchInterrupts() {
   sigaction(SIGINT, &action, nullptr);
 }
 
-/// Reduces `book`; `show` turns the normal form into the text after "Result: ".
 /// Runs `book` and prints its result: as HVM2 prints it, or as `show`
 /// gives it (which may print warnings first).
 int runBook(const rt::Book &book,
