@@ -47,20 +47,20 @@ const Function *Module::find(llvm::StringRef name) const {
 }
 
 Function *Module::targetById(const Inst &ref) {
-  Function *f = withId(ref.numb);
+  Function *f = withId(ref.callee);
   return f && f->name == ref.ref ? f : nullptr;
 }
 const Function *Module::targetById(const Inst &ref) const {
   return const_cast<Module *>(this)->targetById(ref);
 }
 
-Function *Module::withId(uint32_t id) {
-  if (id == NoFunction)
+Function *Module::withId(FunctionId id) {
+  if (!id.valid())
     return nullptr;
   auto byId = [&]() -> Function * {
-    if (id >= positions.size() || positions[id] >= functions.size())
+    if (id.index >= positions.size() || positions[id.index] >= functions.size())
       return nullptr;
-    Function &f = functions[positions[id]];
+    Function &f = functions[positions[id.index]];
     return f.id == id ? &f : nullptr;
   };
   Function *f = byId();
@@ -68,9 +68,10 @@ Function *Module::withId(uint32_t id) {
     // Functions came, went or moved since the positions were taken.
     positions.clear();
     for (size_t k = 0; k < functions.size(); ++k) {
-      uint32_t fid = functions[k].id;
-      if (fid == NoFunction)
+      FunctionId id = functions[k].id;
+      if (!id.valid())
         continue;
+      uint32_t fid = id.index;
       if (fid >= positions.size())
         positions.resize(size_t(fid) + 1, ~0u);
       positions[fid] = uint32_t(k);
@@ -81,7 +82,7 @@ Function *Module::withId(uint32_t id) {
   }
   return f;
 }
-const Function *Module::withId(uint32_t id) const { return const_cast<Module *>(this)->withId(id); }
+const Function *Module::withId(FunctionId id) const { return const_cast<Module *>(this)->withId(id); }
 
 Function *Module::target(const Inst &ref) {
   if (Function *f = targetById(ref))
@@ -198,20 +199,20 @@ void printModule(llvm::raw_ostream &os, const Module &module, bool withBuiltins)
 
 void verifyNames(const Module &module, std::vector<std::string> &problems) {
   llvm::StringSet<> names;
-  llvm::DenseMap<uint32_t, const Function *> byId;
+  llvm::DenseMap<FunctionId, const Function *> byId;
   for (const Function &fn : module.functions) {
     if (!names.insert(fn.name).second)
       problems.push_back("function @" + fn.name.str() + " is defined twice");
-    if (fn.id != NoFunction && !byId.try_emplace(fn.id, &fn).second)
+    if (fn.id.valid() && !byId.try_emplace(fn.id, &fn).second)
       problems.push_back("functions @" + byId[fn.id]->name.str() + " and @" + fn.name.str() +
-                         " have the same id " + std::to_string(fn.id));
+                         " have the same id " + std::to_string(fn.id.index));
   }
 }
 
 std::optional<std::string> checkRef(const Module &module, const Inst &ref,
                                     llvm::function_ref<bool(llvm::StringRef)> more) {
   // An id that names another function is one a pass forgot to change.
-  if (const Function *f = module.withId(ref.numb); f && f->name != ref.ref)
+  if (const Function *f = module.withId(ref.callee); f && f->name != ref.ref)
     return "reference to @" + ref.ref.str() + " holds the id of @" + f->name.str();
   if (module.netReferences.count(ref.ref) || module.find(ref.ref) || (more && more(ref.ref)))
     return std::nullopt;

@@ -23,6 +23,8 @@
 // argument it passes to its arms).
 #pragma once
 
+#include "support/Id.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -47,9 +49,11 @@ namespace bendc::hir {
 
 using WireId = uint32_t;
 inline constexpr WireId NoWire = ~0u;
-/// No function's id (Function::id): a reference that holds it is resolved
-/// by name.
-inline constexpr uint32_t NoFunction = ~0u;
+/// A function's name in its module that stays when the function moves or is
+/// renamed: what a reference holds (Inst::callee). Module::withId finds it.
+using FunctionId = Id<struct FunctionTag>;
+/// No function's id: a reference that holds it is resolved by name.
+inline constexpr FunctionId NoFunction{};
 
 // Instruction kinds, listed once: X(Name, mnemonic, outs, fixed ins, blocks).
 // `-1` ins: the switch and the match take their scrutinee and then any number
@@ -88,11 +92,12 @@ struct Block;
 
 struct Inst {
   InstKind kind;
-  /// Num, OprNum: an HVM2 number word. Ref: the id of the function `ref`
-  /// names (Function::id), or NoFunction; Module::target checks it against
-  /// the name, so one a pass left behind costs a lookup, never a wrong
-  /// target. (Next to kind: no padding.)
+  /// Num, OprNum: an HVM2 number word. (Next to kind: no padding.)
   uint32_t numb = 0;
+  /// Ref: the function `ref` names, or NoFunction; Module::target checks
+  /// it against the name, so one a pass left behind costs a lookup, never a
+  /// wrong target.
+  FunctionId callee;
   llvm::SmallVector<WireId, 2> outs;
   llvm::SmallVector<WireId, 2> ins;
   llvm::StringRef ref;   // Ref: the definition's name
@@ -100,7 +105,7 @@ struct Inst {
   llvm::SMLoc loc;
 
   explicit Inst(InstKind k, llvm::SMLoc l = {})
-      : kind(k), numb(k == InstKind::Ref ? NoFunction : 0), loc(l) {}
+      : kind(k), loc(l) {}
   Inst(Inst &&) noexcept = default;
   Inst &operator=(Inst &&) noexcept = default;
   Inst(const Inst &) = delete;
@@ -124,9 +129,9 @@ struct Block {
 struct Function {
   llvm::StringRef name;
   /// Unique in its module and kept when functions move or are renamed:
-  /// what references hold (Inst::numb). NoFunction: references to it go
+  /// what references hold (Inst::callee). NoFunction: references to it go
   /// by name.
-  uint32_t id = NoFunction;
+  FunctionId id;
   llvm::SMLoc loc;
   bool builtin = false;
   bool generated = false; // made by a pass (a floated combinator)
@@ -196,10 +201,10 @@ struct Module {
   Function *targetById(const Inst &ref);
   const Function *targetById(const Inst &ref) const;
   /// The function whose id is `id`, whatever its name; null if none.
-  Function *withId(uint32_t id);
-  const Function *withId(uint32_t id) const;
+  Function *withId(FunctionId id);
+  const Function *withId(FunctionId id) const;
   /// An id for a function a pass makes (Function::id).
-  uint32_t newFunctionId() { return nextFunctionId++; }
+  FunctionId newFunctionId() { return FunctionId(nextFunctionId++); }
 
 private:
   llvm::StringMap<size_t> index; // name -> position in `functions`
@@ -216,10 +221,10 @@ private:
 /// `netNamed` lists the functions whose name a net definition also has.
 struct FunctionReferences {
   std::vector<uint32_t> begin{0};
-  std::vector<uint32_t> targets;
+  std::vector<FunctionId> targets;
   std::vector<uint32_t> otherBegin{0};
   std::vector<llvm::StringRef> others;
-  std::vector<uint32_t> netNamed;
+  std::vector<FunctionId> netNamed;
 };
 
 /// Calls `fn(inst)` for every instruction of `block` and of the blocks nested

@@ -146,16 +146,17 @@ public:
       return;
     std::vector<bool> expands =
         hir::functionsMainExpands(module, [&](hir::Function &fn) { needed(fn); });
+    constexpr uint32_t NoPlace = ~0u;
     uint32_t maxId = 0;
     for (const hir::Function &fn : module.functions)
-      maxId = std::max(maxId, fn.id + 1);
-    std::vector<uint32_t> placeOfId(maxId, hir::NoFunction);
+      maxId = std::max(maxId, fn.id.index + 1);
+    std::vector<uint32_t> placeOfId(maxId, NoPlace);
     for (size_t k = 0; k < n; ++k)
-      placeOfId[module.functions[k].id] = uint32_t(k);
+      placeOfId[module.functions[k].id.index] = uint32_t(k);
     // Constructors are safe by their name: nothing judges them by looking.
     for (const core::AdtInfo &adt : program.adts)
       for (const core::AdtInfo::Ctr &ctr : adt.ctrs)
-        if (uint32_t id = builder.functionId(ctr.name); id < maxId && placeOfId[id] != hir::NoFunction)
+        if (uint32_t id = builder.functionId(ctr.name).index; id < maxId && placeOfId[id] != NoPlace)
           judgedFlag[placeOfId[id]] = true;
     // Edges by place, in both directions, each counted once per reference.
     referentsBegin.assign(1, 0);
@@ -166,11 +167,12 @@ public:
       keep[k] = entry || expands[k];
       // The entry point is never floated nor judged: what it refers to is
       // looked into only by others.
-      if (!entry && fn.id + 1 < references.begin.size())
-        for (uint32_t r = references.begin[fn.id]; r < references.begin[fn.id + 1]; ++r) {
-          uint32_t id = references.targets[r];
-          uint32_t to = id < placeOfId.size() ? placeOfId[id] : hir::NoFunction;
-          if (to == hir::NoFunction || to == k)
+      uint32_t id = fn.id.index;
+      if (!entry && id + 1 < references.begin.size())
+        for (uint32_t r = references.begin[id]; r < references.begin[id + 1]; ++r) {
+          uint32_t target = references.targets[r].index;
+          uint32_t to = target < placeOfId.size() ? placeOfId[target] : NoPlace;
+          if (to == NoPlace || to == k)
             continue;
           referents.push_back(to);
           ++openReferrers[to];
@@ -458,7 +460,7 @@ private:
     const hir::Module &m = *result.hir;
     hir::verifyFunction(fn, invariants, [&](const hir::Inst &ref) {
       std::optional<std::string> wrong = hir::checkRef(m, ref);
-      if (wrong && !m.withId(ref.numb)) {
+      if (wrong && !m.withId(ref.callee)) {
         pending.push_back({ref.ref, std::string("after ") + pass + ": " + *wrong + " in @" + fn.name.str()});
         return std::optional<std::string>();
       }

@@ -230,10 +230,10 @@ private:
       i.ref = cast<core::RefTerm>(t)->name();
       // A function's id is its definition's place.
       if (uint32_t k = program.definitionOf(i.ref); k != core::Program::NoDefinition)
-        i.numb = k;
+        i.callee = FunctionId(k);
       if (FunctionReferences *refs = scratch.references) {
-        if (i.numb != NoFunction)
-          refs->targets.push_back(i.numb);
+        if (i.callee.valid())
+          refs->targets.push_back(i.callee);
         else
           refs->others.push_back(i.ref);
       }
@@ -435,14 +435,15 @@ std::unique_ptr<Module> HirBuilder::makeModule() {
 
 bool HirBuilder::translate(Function &fn, FunctionReferences *references) {
   State &s = *state;
-  assert(fn.id < s.program.defs.size() && "not a function makeModule made");
+  uint32_t k = fn.id.index;
+  assert(k < s.program.defs.size() && "not a function makeModule made");
   s.scratch.references = references;
   // Definitions are translated mostly in order, long after desugaring made
   // them: the next one's terms are fetched while this one is translated.
-  s.program.prefetch(fn.id + 1);
+  s.program.prefetch(k + 1);
   Translator t(s.program, fn, s.problems, s.scratch);
   const core::ProgramRefs &refs = s.program.refs;
-  t.run(s.program.defs[fn.id].body, fn.id < refs.termsOf.size() ? refs.termsOf[fn.id] : 0);
+  t.run(s.program.defs[k].body, k < refs.termsOf.size() ? refs.termsOf[k] : 0);
   if (references) {
     references->begin.push_back(uint32_t(references->targets.size()));
     references->otherBegin.push_back(uint32_t(references->others.size()));
@@ -463,7 +464,7 @@ size_t HirBuilder::references(FunctionReferences &out) const {
   for (size_t k = 0; k < program.defs.size(); ++k) {
     for (llvm::StringRef name : refs->of(k)) {
       if (uint32_t id = program.definitionOf(name); id != core::Program::NoDefinition)
-        out.targets.push_back(id);
+        out.targets.push_back(FunctionId(id));
       else
         out.others.push_back(name);
     }
@@ -479,14 +480,14 @@ void HirBuilder::netNamed(FunctionReferences &out) const {
   out.netNamed.clear();
   for (const core::HvmDefinition &h : state->program.hvmDefs)
     if (uint32_t id = state->program.definitionOf(h.name); id != core::Program::NoDefinition)
-      out.netNamed.push_back(id);
+      out.netNamed.push_back(FunctionId(id));
 }
 
 const std::vector<std::string> &HirBuilder::problems() const { return state->problems; }
 
-uint32_t HirBuilder::functionId(llvm::StringRef name) const {
+FunctionId HirBuilder::functionId(llvm::StringRef name) const {
   uint32_t k = state->program.definitionOf(name);
-  return k == core::Program::NoDefinition ? NoFunction : k;
+  return k == core::Program::NoDefinition ? NoFunction : FunctionId(k);
 }
 
 std::unique_ptr<Module> coreToHir(const core::Program &program, FunctionReferences *references,

@@ -50,7 +50,7 @@ public:
   void netNamed(hir::FunctionReferences &out) const;
   /// The id of the function for the definition named `name` (a name the
   /// program saved), or hir::NoFunction.
-  uint32_t functionId(llvm::StringRef name) const;
+  hir::FunctionId functionId(llvm::StringRef name) const;
   /// What translate() found wrong, one message each.
   const std::vector<std::string> &problems() const;
 

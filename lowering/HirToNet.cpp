@@ -219,9 +219,10 @@ public:
   /// as references hold it; NoFunction for none): interned once per
   /// function, then found by its id. The name is checked, so a reference
   /// whose id another function has costs a lookup, never a wrong name.
-  uint32_t functionName(uint32_t id, llvm::StringRef name) {
-    if (id == NoFunction)
+  uint32_t functionName(FunctionId fid, llvm::StringRef name) {
+    if (!fid.valid())
       return book.intern(name);
+    uint32_t id = fid.index;
     if (id >= nameById.size())
       nameById.resize(size_t(id) + 1, NoName);
     uint32_t &known = nameById[id];
@@ -305,7 +306,7 @@ private:
     case InstKind::Erase: useEnd[i.ins[0]] = E(g.node(TreeKind::Era, false), 0); return;
     case InstKind::Num: defEnd[i.outs[0]] = E(g.node(TreeKind::Num, true, i.numb), 0); return;
     case InstKind::Ref:
-      defEnd[i.outs[0]] = E(g.node(TreeKind::Ref, true, functionName(i.numb, i.ref)), 0);
+      defEnd[i.outs[0]] = E(g.node(TreeKind::Ref, true, functionName(i.callee, i.ref)), 0);
       return;
     case InstKind::Match:
       llvm_unreachable("matches are expanded before lowering");

@@ -35,6 +35,7 @@ void inlineAt(Function &into, Block &block, size_t index, const Function &from) 
   auto copyInst = [&](const Inst &i) {
     Inst c(i.kind, i.loc);
     c.numb = i.numb;
+    c.callee = i.callee;
     c.ref = i.ref;
     for (WireId w : i.outs)
       c.outs.push_back(wire(w));
@@ -268,7 +269,7 @@ std::string canonicalText(const Function &fn) {
 /// The function references to a merged one go to: its name and id.
 struct MergedInto {
   llvm::StringRef name;
-  uint32_t id;
+  FunctionId id;
 };
 
 void redirectRefs(Module &module, const llvm::StringMap<MergedInto> &to) {
@@ -278,7 +279,7 @@ void redirectRefs(Module &module, const llvm::StringMap<MergedInto> &to) {
         return;
       if (auto it = to.find(i.ref); it != to.end()) {
         i.ref = it->second.name;
-        i.numb = it->second.id;
+        i.callee = it->second.id;
       }
     });
 }
@@ -452,21 +453,22 @@ void pruneDefinitions(Module &module, bool keepUserDefinitions, const FunctionRe
   // written as nets) by name. References go by the function ids they hold;
   // the map by name is made only if some name needs it.
   llvm::StringMap<unsigned> position;
+  constexpr unsigned NoPlace = ~0u;
   auto positionOf = [&](llvm::StringRef name) {
     if (position.empty())
       for (unsigned k = 0; k < module.functions.size(); ++k)
         position.try_emplace(module.functions[k].name, k);
     auto it = position.find(name);
-    return it == position.end() ? NoFunction : it->second;
+    return it == position.end() ? NoPlace : it->second;
   };
   // The functions that share their name with a net definition: told by
   // `made`, else looked up as they are reached.
   std::vector<bool> netNamed;
   if (made) {
     netNamed.assign(module.functions.size(), false);
-    for (uint32_t k : made->netNamed)
-      if (k < netNamed.size())
-        netNamed[k] = true;
+    for (FunctionId id : made->netNamed) // as made, an id is a place
+      if (id.index < netNamed.size())
+        netNamed[id.index] = true;
   }
   std::vector<bool> reachedFunction(module.functions.size(), false);
   llvm::StringSet<> reachedOther;
@@ -480,7 +482,7 @@ void pruneDefinitions(Module &module, bool keepUserDefinitions, const FunctionRe
   };
   auto reach = [&](llvm::StringRef name) {
     unsigned k = positionOf(name);
-    if (k != NoFunction)
+    if (k != NoPlace)
       reachAt(k);
     else if (reachedOther.insert(name).second)
       nets.push_back(name);
@@ -516,7 +518,7 @@ void pruneDefinitions(Module &module, bool keepUserDefinitions, const FunctionRe
       }
     if (made) {
       for (uint32_t r = made->begin[k]; r < made->begin[k + 1]; ++r)
-        reachAt(made->targets[r]);
+        reachAt(made->targets[r].index); // as made, an id is a place
       // Names that are no function's (no definition's) are net definitions:
       // no need to look among the functions' names for them.
       for (uint32_t r = made->otherBegin[k]; r < made->otherBegin[k + 1]; ++r)

@@ -122,8 +122,9 @@ struct SharedState {
   /// renamed reference finds another name there), else by name. Entries
   /// are never taken out. Judging a reference judges others, so the
   /// reference returned holds only until the next call.
-  Safety &safety(llvm::StringRef name, uint32_t id) {
-    if (id != NoFunction) {
+  Safety &safety(llvm::StringRef name, FunctionId fid) {
+    if (fid.valid()) {
+      uint32_t id = fid.index;
       if (id >= byId.size())
         byId.resize(std::max<size_t>(size_t(id) + 1, byId.size() * 2));
       ById &e = byId[id];
@@ -379,13 +380,13 @@ private:
 
   bool refSafe(const Inst &ref) {
     llvm::StringRef name = ref.ref;
-    if (SharedState::Safety known = shared.safety(name, ref.numb); known != SharedState::Unjudged)
+    if (SharedState::Safety known = shared.safety(name, ref.callee); known != SharedState::Unjudged)
       return known == SharedState::Safe;
     if (module.constructors.count(name)) {
-      shared.safety(name, ref.numb) = SharedState::Safe;
+      shared.safety(name, ref.callee) = SharedState::Safe;
       return true;
     }
-    shared.safety(name, ref.numb) = SharedState::Judging;
+    shared.safety(name, ref.callee) = SharedState::Judging;
     bool safe = false;
     Function *f = module.target(ref);
     if (f) {
@@ -406,7 +407,7 @@ private:
         --shared.probeDepth;
       }
     }
-    shared.safety(name, ref.numb) = safe ? SharedState::Safe : SharedState::Unsafe;
+    shared.safety(name, ref.callee) = safe ? SharedState::Safe : SharedState::Unsafe;
     if (shared.listener && f)
       shared.listener->judged(*f);
     return safe;
@@ -479,7 +480,7 @@ private:
       }
     Inst ref(InstKind::Ref, g.loc);
     ref.ref = g.name; // saved by newFunction
-    ref.numb = g.id;
+    ref.callee = g.id;
     ref.outs = {out};
     root = std::move(ref);
     infoOf(out) = TermInfo{/*closed=*/true, /*size=*/0};
@@ -525,7 +526,7 @@ private:
     Block replaced;
     Inst ref(InstKind::Ref, g.loc);
     ref.ref = g.name; // saved by newFunction
-    ref.numb = g.id;
+    ref.callee = g.id;
     WireId acc = fn.newWire("r");
     ref.outs = {acc};
     replaced.insts.push_back(std::move(ref));

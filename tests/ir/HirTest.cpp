@@ -478,7 +478,7 @@ TEST_CASE("references hold their function's id and find it after functions move"
   Inst *ref = findFirst(*m.find("main"), InstKind::Ref);
   REQUIRE(ref);
   CHECK(ref->ref == "f");
-  CHECK(ref->numb == m.find("f")->id);
+  CHECK(ref->callee == m.find("f")->id);
   CHECK(m.targetById(*ref) == m.find("f"));
   pruneDefinitions(m, /*keepUserDefinitions=*/false); // `f` moves up one place
   requireValid(m);
@@ -493,7 +493,7 @@ TEST_CASE("a reference whose id names another function is found by name, and the
   Module &m = *c.hir;
   Inst *ref = findFirst(*m.find("main"), InstKind::Ref);
   REQUIRE(ref);
-  ref->numb = m.find("g")->id;
+  ref->callee = m.find("g")->id;
   CHECK(m.targetById(*ref) == nullptr);
   CHECK(m.target(*ref) == m.find("f"));
   std::vector<std::string> problems = verify(m);
@@ -505,7 +505,7 @@ TEST_CASE("a reference whose id names another function is found by name, and the
   CHECK(m.find("g") == nullptr);
   // A reference with no id is found by name.
   ref = findFirst(*m.find("main"), InstKind::Ref);
-  ref->numb = NoFunction;
+  ref->callee = NoFunction;
   CHECK(m.targetById(*ref) == nullptr);
   CHECK(m.target(*ref) == m.find("f"));
   requireValid(m);
