@@ -11,15 +11,15 @@ void BlockGraph::build(Function &fn) {
   blocks.clear();
   parent.clear();
   childBegin.clear();
-  blocks.push_back(&fn.body);
+  numberOf.assign(fn.blocks.size(), 0);
+  blocks.push_back(&fn.body());
   parent.push_back(-1);
-  fn.body.number = 0;
   for (size_t k = 0; k < blocks.size(); ++k) {
     childBegin.push_back(unsigned(blocks.size()));
     for (Inst &i : blocks[k]->insts)
-      for (auto &child : i.blocks) {
-        child->number = unsigned(blocks.size());
-        blocks.push_back(child.get());
+      for (BlockId child : i.blocks) {
+        numberOf[child.index] = unsigned(blocks.size());
+        blocks.push_back(&fn.block(child));
         parent.push_back(int(k));
       }
   }
@@ -88,17 +88,12 @@ void useCounts(const Function &fn, std::vector<unsigned> &counts) {
     if (w < counts.size())
       ++counts[w];
   };
-  llvm::SmallVector<const Block *, 16> work{&fn.body};
-  while (!work.empty()) {
-    const Block *b = work.pop_back_val();
-    count(b->result);
-    for (const Inst &i : b->insts) {
+  forEachBlock(fn, Function::Body, [&](const Block &b) {
+    count(b.result);
+    for (const Inst &i : b.insts)
       for (WireId w : i.ins)
         count(w);
-      for (const auto &child : i.blocks)
-        work.push_back(child.get());
-    }
-  }
+  });
 }
 
 std::vector<unsigned> useCounts(const Function &fn) {

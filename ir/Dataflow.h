@@ -27,10 +27,10 @@
 
 namespace bendc::hir {
 
-/// The blocks of one function, numbered parents first (0 is the body). The
-/// blocks of one block's instructions get consecutive numbers, so a block's
-/// children are a range. Building the graph writes each block's number into
-/// it (`Block::number`).
+/// The blocks of one function that the body reaches, numbered parents first
+/// (0 is the body). The blocks of one block's instructions get consecutive
+/// numbers, so a block's children are a range. The pointers hold until a
+/// block is added to the function.
 struct BlockGraph {
   std::vector<Block *> blocks;
   std::vector<int> parent; // -1 for the body
@@ -44,11 +44,12 @@ struct BlockGraph {
   llvm::iota_range<unsigned> children(unsigned b) const {
     return llvm::seq(childBegin[b], childBegin[b + 1]);
   }
-  /// The number of `b`, a block of this graph's function.
-  unsigned indexOf(const Block &b) const { return b.number; }
+  /// The number of block `b` of this graph's function.
+  unsigned indexOf(BlockId b) const { return numberOf[b.index]; }
 
 private:
   std::vector<unsigned> childBegin; // by block, and one past the last
+  std::vector<unsigned> numberOf;   // by BlockId
 };
 
 enum class Direction { Up, Down };

@@ -93,8 +93,8 @@ const Function *Module::target(const Inst &ref) const {
   return const_cast<Module *>(this)->target(ref);
 }
 
-void renameUses(Block &block, llvm::function_ref<WireId(WireId)> rename) {
-  forEachBlock(block, [&](Block &b) {
+void renameUses(Function &fn, BlockId root, llvm::function_ref<WireId(WireId)> rename) {
+  forEachBlock(fn, root, [&](Block &b) {
     b.result = rename(b.result);
     for (Inst &i : b.insts)
       for (WireId &w : i.ins)
@@ -166,9 +166,9 @@ public:
         os << "ctr" << k;
       else
         os << (i.kind == InstKind::Swi ? armNames[k] : "body");
-      params(*i.blocks[k]);
+      params(fn.block(i.blocks[k]));
       os << ":\n";
-      block(*i.blocks[k], depth + 2);
+      block(fn.block(i.blocks[k]), depth + 2);
     }
     indent(depth);
     os << "}\n";
@@ -185,7 +185,7 @@ void printFunction(llvm::raw_ostream &os, const Function &fn) {
   os << "def @" << fn.name << (fn.generated ? " (generated)" : "") << " {\n";
   // Deep programs nest blocks deeply; printing recurses once per λ or arm,
   // which callers bound by running on a large stack (see Compile.cpp).
-  Printer(os, fn).block(fn.body, 1);
+  Printer(os, fn).block(fn.body(), 1);
   os << "}\n";
 }
 
@@ -252,9 +252,27 @@ void verifyFunction(const Function &cfn, const Invariants &invariants, RefCheck 
     }
     ++uses[w];
   };
-  if (!fn.body.params.empty())
+  if (fn.blocks.empty()) {
+    problems.push_back("a function has no body" + where);
+    return;
+  }
+  if (!fn.body().params.empty())
     problems.push_back("the body block of a function takes no params" + where);
-  forEachBlock(fn.body, [&](Block &b) {
+  // Each block is held by one instruction at most, and the body by none:
+  // the blocks reached from the body form a tree. (Counted over the whole
+  // table, so that a wrong id cannot send the walks below round a cycle.)
+  std::vector<uint8_t> holders(fn.blocks.size(), 0);
+  bool blocksWrong = false;
+  for (const Block &b : fn.blocks)
+    for (const Inst &i : b.insts)
+      for (BlockId c : i.blocks)
+        if (!fn.blocks.contains(c) || c == Function::Body || holders[c.index]++ != 0)
+          blocksWrong = true;
+  if (blocksWrong) {
+    problems.push_back("a block is held twice, is the body, or is no block of the function" + where);
+    return;
+  }
+  forEachBlock(fn, [&](Block &b) {
     for (WireId p : b.params)
       define(p);
     use(b.result);
@@ -276,17 +294,17 @@ void verifyFunction(const Function &cfn, const Invariants &invariants, RefCheck 
       if (i.kind == InstKind::Ref)
         if (std::optional<std::string> wrong = refs(i))
           problems.push_back(*wrong + where);
-      if (i.kind == InstKind::Lam && i.blocks[0]->params.size() != 1)
+      if (i.kind == InstKind::Lam && fn.block(i.blocks[0]).params.size() != 1)
         problems.push_back("a λ body takes exactly one param" + where);
       if (i.kind == InstKind::Match && invariants.matchesExpanded)
         problems.push_back("a match is left after matches were expanded" + where);
       if (i.kind == InstKind::Match)
-        for (auto &arm : i.blocks)
-          if (arm->params.size() < i.ins.size() - 1)
+        for (BlockId arm : i.blocks)
+          if (fn.block(arm).params.size() < i.ins.size() - 1)
             problems.push_back("a match arm takes fewer params than the match passes" + where);
       if (i.kind == InstKind::Swi) {
         size_t args = i.ins.size() - 1;
-        const Block &zero = *i.blocks[0], &succ = *i.blocks[1];
+        const Block &zero = fn.block(i.blocks[0]), &succ = fn.block(i.blocks[1]);
         // (A successor case may also be a value taking nothing: `_: *`.)
         bool succValue = args == 0 && succ.params.empty();
         if (zero.params.size() != args || (succ.params.size() != args + 1 && !succValue))
@@ -308,12 +326,12 @@ void verifyFunction(const Function &cfn, const Invariants &invariants, RefCheck 
   if (!invariants.matchesLinearized)
     return;
   // Arms receive exactly their live inputs: nothing scoped comes from outside.
-  forEachInst(fn.body, [&](Inst &i) {
+  forEachInst(fn, [&](Inst &i) {
     if (i.kind != InstKind::Swi && i.kind != InstKind::Match)
       return;
-    for (auto &arm : i.blocks) {
+    for (BlockId arm : i.blocks) {
       llvm::DenseSet<WireId> inside;
-      forEachBlock(*arm, [&](Block &b) {
+      forEachBlock(fn, arm, [&](Block &b) {
         inside.insert(b.params.begin(), b.params.end());
         for (Inst &k : b.insts)
           inside.insert(k.outs.begin(), k.outs.end());
@@ -323,7 +341,7 @@ void verifyFunction(const Function &cfn, const Invariants &invariants, RefCheck 
           problems.push_back("switch arm uses " + wireText(w) +
                              " from outside instead of taking it as a param" + where);
       };
-      forEachBlock(*arm, [&](Block &b) {
+      forEachBlock(fn, arm, [&](Block &b) {
         check(b.result);
         for (Inst &k : b.insts)
           for (WireId w : k.ins)

@@ -15,6 +15,12 @@
 // lexically scoped: an unscoped variable (`λ$x`, `$x`) is a wire defined in one
 // place and used anywhere in the function, as in the net it becomes.
 //
+// Storage is flat: a function keeps its blocks in one table indexed by
+// BlockId (the body is block 0) and its wires in one indexed by WireId; an
+// instruction names the blocks it holds by id, and a block's instructions
+// are one array. A reference names its function by FunctionId, the
+// function's index in the module's id table.
+//
 // A constructor match (`match`) stays one instruction while variables move
 // into its arms: each arm's params are the constructor's fields, then the
 // variables the match passes. It is then expanded into the λs, switches and
@@ -54,6 +60,9 @@ inline constexpr WireId NoWire = ~0u;
 using FunctionId = Id<struct FunctionTag>;
 /// No function's id: a reference that holds it is resolved by name.
 inline constexpr FunctionId NoFunction{};
+/// A block's place in its function's table (Function::blocks). An
+/// instruction names the blocks it holds by these; the body is block 0.
+using BlockId = Id<struct BlockTag>;
 
 // Instruction kinds, listed once: X(Name, mnemonic, outs, fixed ins, blocks).
 // `-1` ins: the switch and the match take their scrutinee and then any number
@@ -88,8 +97,6 @@ int inCount(InstKind kind);
 /// Fixed block count; -1 for the match (one per constructor).
 int blockCount(InstKind kind);
 
-struct Block;
-
 struct Inst {
   InstKind kind;
   /// Num, OprNum: an HVM2 number word. (Next to kind: no padding.)
@@ -101,7 +108,7 @@ struct Inst {
   llvm::SmallVector<WireId, 2> outs;
   llvm::SmallVector<WireId, 2> ins;
   llvm::StringRef ref;   // Ref: the definition's name
-  llvm::SmallVector<std::unique_ptr<Block>, 2> blocks; // Lam: body; Swi: zero, succ; Match: arms
+  llvm::SmallVector<BlockId, 2> blocks; // Lam: body; Swi: zero, succ; Match: arms
   llvm::SMLoc loc;
 
   explicit Inst(InstKind k, llvm::SMLoc l = {})
@@ -116,8 +123,6 @@ struct Block {
   llvm::SmallVector<WireId, 2> params;
   std::vector<Inst> insts;
   WireId result = NoWire;
-  /// Its number in the last BlockGraph built over its function.
-  uint32_t number = 0;
 
   Block() = default;
   Block(Block &&) noexcept = default;
@@ -135,7 +140,11 @@ struct Function {
   llvm::SMLoc loc;
   bool builtin = false;
   bool generated = false; // made by a pass (a floated combinator)
-  Block body;             // no params; its result is the definition's value
+  /// Every block of the function, the body first; an instruction holds the
+  /// ids of its blocks. A block no instruction holds any more (its contents
+  /// moved to another function) stays, empty, until the function goes.
+  IdTable<BlockId, Block> blocks;
+  static constexpr BlockId Body{0};
   static constexpr uint32_t NoRank = ~0u;
   struct Wire {
     /// The source name or a hint; it points into the Core program the
@@ -150,7 +159,7 @@ struct Function {
   };
   std::vector<Wire> wires; // by WireId
 
-  Function() = default;
+  Function() { blocks.emplace_back(); }
   Function(Function &&) noexcept = default;
   Function &operator=(Function &&) noexcept = default;
   Function(const Function &) = delete;
@@ -161,6 +170,22 @@ struct Function {
     return WireId(wires.size() - 1);
   }
   unsigned wireCount() const { return unsigned(wires.size()); }
+
+  /// The body: no params; its result is the definition's value.
+  Block &body() { return blocks[Body]; }
+  const Block &body() const { return blocks[Body]; }
+  Block &block(BlockId id) { return blocks[id]; }
+  const Block &block(BlockId id) const { return blocks[id]; }
+  /// A new empty block. It may move the others: a Block& taken before does
+  /// not hold across it (ids do).
+  BlockId newBlock() { return blocks.emplace_back(); }
+  /// Lets the instructions and wires go: only the name, the id and an
+  /// empty body stay.
+  void release() {
+    blocks.release();
+    blocks.emplace_back();
+    std::vector<Wire>().swap(wires);
+  }
 };
 
 /// What the verifier may expect of a module, strengthened as passes run.
@@ -227,34 +252,49 @@ struct FunctionReferences {
   std::vector<FunctionId> netNamed;
 };
 
-/// Calls `fn(inst)` for every instruction of `block` and of the blocks nested
-/// in it, parents before children. No recursion on the C++ stack.
-template <typename Fn> void forEachInst(Block &block, Fn fn) {
-  llvm::SmallVector<Block *, 16> work{&block};
+/// Calls `f(inst)` for every instruction of block `root` of `fn` and of the
+/// blocks nested in it, parents before children. No recursion on the C++
+/// stack. `f` may change instructions but not add blocks.
+template <typename F> void forEachInst(Function &fn, BlockId root, F f) {
+  llvm::SmallVector<BlockId, 16> work{root};
   while (!work.empty()) {
-    Block *b = work.pop_back_val();
-    for (Inst &i : b->insts) {
-      fn(i);
-      for (auto &child : i.blocks)
-        work.push_back(child.get());
+    Block &b = fn.block(work.pop_back_val());
+    for (Inst &i : b.insts) {
+      f(i);
+      work.append(i.blocks.begin(), i.blocks.end());
     }
   }
 }
-template <typename Fn> void forEachBlock(Block &block, Fn fn) {
-  llvm::SmallVector<Block *, 16> work{&block};
+template <typename F> void forEachInst(Function &fn, F f) { forEachInst(fn, Function::Body, f); }
+/// The same for every block: `f(block)`, parents before children.
+template <typename F> void forEachBlock(Function &fn, BlockId root, F f) {
+  llvm::SmallVector<BlockId, 16> work{root};
   while (!work.empty()) {
-    Block *b = work.pop_back_val();
-    fn(*b);
-    for (Inst &i : b->insts)
-      for (auto &child : i.blocks)
-        work.push_back(child.get());
+    Block &b = fn.block(work.pop_back_val());
+    f(b);
+    for (Inst &i : b.insts)
+      work.append(i.blocks.begin(), i.blocks.end());
   }
 }
+template <typename F> void forEachBlock(Function &fn, F f) { forEachBlock(fn, Function::Body, f); }
+/// The same with each block's id: `f(id)`. `f` may add blocks.
+template <typename F> void forEachBlockId(Function &fn, BlockId root, F f) {
+  llvm::SmallVector<BlockId, 16> work{root};
+  while (!work.empty()) {
+    BlockId id = work.pop_back_val();
+    f(id);
+    for (Inst &i : fn.block(id).insts)
+      work.append(i.blocks.begin(), i.blocks.end());
+  }
+}
+template <typename F> void forEachBlock(const Function &fn, BlockId root, F f) {
+  forEachBlock(const_cast<Function &>(fn), root, [&](const Block &b) { f(b); });
+}
 
-/// Replaces every use of a wire (operands and results) in `block` and the
-/// blocks inside it by `rename(wire)`. For passes that make one wire stand
-/// for another.
-void renameUses(Block &block, llvm::function_ref<WireId(WireId)> rename);
+/// Replaces every use of a wire (operands and results) in block `root` of
+/// `fn` and the blocks inside it by `rename(wire)`. For passes that make one
+/// wire stand for another.
+void renameUses(Function &fn, BlockId root, llvm::function_ref<WireId(WireId)> rename);
 
 /// Text form (`--emit=hir`).
 void printFunction(llvm::raw_ostream &os, const Function &fn);

@@ -251,10 +251,7 @@ private:
     }
   }
 
-  static void release(hir::Function &fn) {
-    fn.body = hir::Block();
-    std::vector<hir::Function::Wire>().swap(fn.wires);
-  }
+  static void release(hir::Function &fn) { fn.release(); }
 
   const core::Program &program;
   hir::Module &module;

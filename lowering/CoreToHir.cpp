@@ -104,7 +104,7 @@ public:
       scratch.levels[0].reserve(expectedTerms);
       wires.wires.reserve(expectedTerms + expectedTerms / 4);
     }
-    fill(fn.body, [&] { return emit(body); });
+    fill(Function::Body, [&] { return emit(body); });
     if (large) {
       // The tables themselves rather than copies of them.
       fn.wires.swap(wires.wires);
@@ -122,7 +122,7 @@ public:
       return;
     // `$x` bound by a let stands for the let's value (which may itself be
     // such an alias).
-    renameUses(fn.body, [&](WireId w) {
+    renameUses(fn, Function::Body, [&](WireId w) {
       for (unsigned guard = 0; w < subst.size() && subst[w] != NoWire && guard < subst.size(); ++guard)
         w = subst[w];
       return w;
@@ -150,13 +150,16 @@ private:
   }
 
   /// Emits a block's instructions (`emitBody` returns its result) into a
-  /// buffer of this nesting depth, then moves them into `b` at once.
-  template <typename Emit> void fill(Block &b, Emit &&emitBody) {
+  /// buffer of this nesting depth, then moves them into block `id` at once
+  /// (emitting makes blocks: `id` names it, as a reference would not hold).
+  template <typename Emit> void fill(BlockId id, Emit &&emitBody) {
     if (scratch.levels.size() <= depth)
       scratch.levels.emplace_back(); // a deque: the levels in use stay in place
     std::vector<Inst> *saved = current;
     current = &scratch.levels[depth++];
-    b.result = emitBody();
+    WireId result = emitBody();
+    Block &b = fn.block(id);
+    b.result = result;
     if (b.insts.empty() && current->size() >= kHandOver) {
       // A block this large takes the buffer itself rather than a copy: no
       // second allocation of its size (a long literal makes one block of
@@ -194,15 +197,15 @@ private:
   }
 
   /// Emits `body` into a new block with `params` bound to `names`.
-  std::unique_ptr<Block> block(llvm::ArrayRef<std::pair<llvm::StringRef, WireId>> params,
-                               const core::Term *body) {
-    auto b = std::make_unique<Block>();
+  BlockId block(llvm::ArrayRef<std::pair<llvm::StringRef, WireId>> params,
+                const core::Term *body) {
+    BlockId b = fn.newBlock();
     size_t bound = scope.size();
     for (auto &[name, w] : params) {
-      b->params.push_back(w);
+      fn.block(b).params.push_back(w);
       bind(name, w);
     }
-    fill(*b, [&] { return emit(body); });
+    fill(b, [&] { return emit(body); });
     scope.resize(bound);
     return b;
   }
@@ -245,9 +248,9 @@ private:
       auto *lam = cast<core::LamTerm>(t);
       WireId param = lamParam(lam);
       llvm::StringRef name = lam->unscoped ? llvm::StringRef() : lam->var;
-      std::unique_ptr<Block> body = block({{name, param}}, lam->body);
+      BlockId body = block({{name, param}}, lam->body);
       Inst &i = place(InstKind::Lam, t->loc);
-      i.blocks.push_back(std::move(body));
+      i.blocks.push_back(body);
       return out(i, "f");
     }
     case core::TermKind::App: {
@@ -312,7 +315,7 @@ private:
       return NoWire;
     size_t n = match.arms.size();
     WireId x = emit(match.scrutinee);
-    llvm::SmallVector<std::unique_ptr<Block>, 4> arms;
+    llvm::SmallVector<BlockId, 4> arms;
     for (size_t k = 0; k < n; ++k) {
       std::vector<std::pair<llvm::StringRef, WireId>> params;
       for (const core::LamTerm *lam : match.arms[k].fields)
@@ -321,7 +324,7 @@ private:
     }
     Inst &i = place(InstKind::Match, t->loc);
     i.ins.push_back(x);
-    i.blocks.append(std::make_move_iterator(arms.begin()), std::make_move_iterator(arms.end()));
+    i.blocks.append(arms.begin(), arms.end());
     return out(i, "m");
   }
 
@@ -364,7 +367,7 @@ private:
 
   WireId emitSwi(const core::SwiTerm *s) {
     WireId scrutinee = emit(s->arg);
-    std::unique_ptr<Block> zero = block({}, s->zero), succ;
+    BlockId zero = block({}, s->zero), succ;
     auto *succLam = llvm::dyn_cast<core::LamTerm>(s->succ);
     if (succLam && !succLam->unscoped) {
       WireId pred = lamParam(succLam);
@@ -372,18 +375,16 @@ private:
     } else {
       // A successor case that is not a λ receives the predecessor by application.
       WireId pred = wires.newWire("p", /*isUnscoped=*/false, nextRank++);
-      auto b = std::make_unique<Block>();
-      b->params.push_back(pred);
-      fill(*b, [&] {
+      succ = fn.newBlock();
+      fn.block(succ).params.push_back(pred);
+      fill(succ, [&] {
         WireId f = emit(s->succ);
         return def(InstKind::App, s->loc, {f, pred}, "a");
       });
-      succ = std::move(b);
     }
     Inst &i = place(InstKind::Swi, s->loc);
     i.ins.push_back(scrutinee);
-    i.blocks.push_back(std::move(zero));
-    i.blocks.push_back(std::move(succ));
+    i.blocks = {zero, succ};
     return out(i, "w");
   }
 

@@ -236,8 +236,9 @@ public:
     g.reset();
     defEnd.assign(f.wireCount(), NoEnd);
     useEnd.assign(f.wireCount(), NoEnd);
-    useEnd[f.body.result] = RootEnd;
-    block(f.body);
+    fn = &f;
+    useEnd[f.body().result] = RootEnd;
+    block(f.body());
     for (WireId w = 0; w < f.wireCount(); ++w)
       if (defEnd[w] != NoEnd && useEnd[w] != NoEnd)
         g.connect(defEnd[w], useEnd[w]);
@@ -261,7 +262,7 @@ private:
     case InstKind::Lam: {
       uint32_t n = bin(TreeKind::Con, true, ConRole::Function);
       defEnd[i.outs[0]] = E(n, 0);
-      const Block &body = *i.blocks[0];
+      const Block &body = fn->block(i.blocks[0]);
       defEnd[body.params[0]] = E(n, 1);
       useEnd[body.result] = E(n, 2);
       block(body);
@@ -315,8 +316,8 @@ private:
       uint32_t cases = bin(TreeKind::Con, true, ConRole::Pair);
       useEnd[i.ins[0]] = E(swi, 0);
       g.connect(E(swi, 1), E(cases, 0));
-      armInto(*i.blocks[0], E(cases, 1));
-      armInto(*i.blocks[1], E(cases, 2));
+      armInto(fn->block(i.blocks[0]), E(cases, 1));
+      armInto(fn->block(i.blocks[1]), E(cases, 2));
       End acc = E(swi, 2);
       for (size_t k = 1; k < i.ins.size(); ++k) {
         uint32_t app = bin(TreeKind::Con, false, ConRole::Function);
@@ -348,6 +349,7 @@ private:
   net::Book &book;
   std::vector<uint32_t> nameById; // by Function::id; NoName: not interned yet
   NetGraph g;
+  const Function *fn = nullptr; // the function being lowered
   std::vector<End> defEnd, useEnd;
 };
 

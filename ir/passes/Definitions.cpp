@@ -16,22 +16,23 @@ namespace bendc::hir {
 
 namespace {
 
-/// Copies `from`'s body into `block` of `into` at `index`, in place of the
-/// reference there; the copy's result becomes the reference's out wire.
-void inlineAt(Function &into, Block &block, size_t index, const Function &from) {
-  assert(block.insts[index].kind == InstKind::Ref && block.insts[index].outs.size() == 1 &&
-         "only a reference is replaced by a body");
+/// Copies `from`'s body into block `at` of `into` at `index`, in place of
+/// the reference there; the copy's result becomes the reference's out wire.
+/// The blocks inside the body are copied as new blocks of `into`.
+void inlineAt(Function &into, BlockId at, size_t index, const Function &from) {
+  assert(into.block(at).insts[index].kind == InstKind::Ref &&
+         into.block(at).insts[index].outs.size() == 1 && "only a reference is replaced by a body");
   assert(&into != &from && "a function is never inlined into itself");
-  WireId out = block.insts[index].outs[0];
+  WireId out = into.block(at).insts[index].outs[0];
   llvm::DenseMap<WireId, WireId> map;
-  map[from.body.result] = out;
+  map[from.body().result] = out;
   auto wire = [&](WireId w) {
     auto [it, inserted] = map.try_emplace(w, 0);
     if (inserted)
       it->second = into.newWire(from.wires[w].name, from.wires[w].unscoped);
     return it->second;
   };
-  std::function<void(const Block &, Block &)> copyBlock;
+  std::function<void(const Block &, BlockId)> copyBlock;
   auto copyInst = [&](const Inst &i) {
     Inst c(i.kind, i.loc);
     c.numb = i.numb;
@@ -41,23 +42,30 @@ void inlineAt(Function &into, Block &block, size_t index, const Function &from) 
       c.outs.push_back(wire(w));
     for (WireId w : i.ins)
       c.ins.push_back(wire(w));
-    for (auto &b : i.blocks) {
-      auto nb = std::make_unique<Block>();
-      copyBlock(*b, *nb);
-      c.blocks.push_back(std::move(nb));
+    for (BlockId b : i.blocks) {
+      BlockId nb = into.newBlock();
+      copyBlock(from.block(b), nb);
+      c.blocks.push_back(nb);
     }
     return c;
   };
-  copyBlock = [&](const Block &src, Block &dst) {
-    for (WireId p : src.params)
-      dst.params.push_back(wire(p));
-    for (const Inst &i : src.insts)
-      dst.insts.push_back(copyInst(i));
-    dst.result = wire(src.result);
+  // Copying adds blocks to `into`: a block being filled is named by its id.
+  copyBlock = [&](const Block &src, BlockId dst) {
+    for (WireId p : src.params) {
+      WireId w = wire(p);
+      into.block(dst).params.push_back(w);
+    }
+    for (const Inst &i : src.insts) {
+      Inst c = copyInst(i);
+      into.block(dst).insts.push_back(std::move(c));
+    }
+    WireId result = wire(src.result);
+    into.block(dst).result = result;
   };
   std::vector<Inst> copied;
-  for (const Inst &i : from.body.insts)
+  for (const Inst &i : from.body().insts)
     copied.push_back(copyInst(i));
+  Block &block = into.block(at);
   block.insts.erase(block.insts.begin() + long(index));
   block.insts.insert(block.insts.begin() + long(index), std::make_move_iterator(copied.begin()),
                      std::make_move_iterator(copied.end()));
@@ -112,33 +120,36 @@ private:
   llvm::DenseMap<WireId, uint32_t> sparse;
 };
 
-/// The BlockProducers of the blocks asked about, each made when first asked.
-class ProducerTables {
+/// The BlockProducers of the blocks asked about, each made when first
+/// asked; a block is known by `Key` (its id, in a function that grows; its
+/// address, in functions that do not).
+template <typename Key> class ProducerTables {
 public:
-  /// The index in `b` of the instruction that makes `w`, or
-  /// BlockProducers::None.
-  uint32_t find(const Block &b, WireId w) {
-    auto it = tables.find(&b);
+  /// The index in `b`, known as `key`, of the instruction that makes `w`,
+  /// or BlockProducers::None.
+  uint32_t find(Key key, const Block &b, WireId w) {
+    auto it = tables.find(key);
     if (it == tables.end())
-      it = tables.try_emplace(&b, std::make_unique<BlockProducers>(b)).first;
+      it = tables.try_emplace(key, std::make_unique<BlockProducers>(b)).first;
     return it->second->find(w);
   }
-  /// Forgets `b`'s table, its instructions having moved.
-  void forget(const Block &b) { tables.erase(&b); }
+  /// Forgets a block's table, its instructions having moved.
+  void forget(Key key) { tables.erase(key); }
 
 private:
-  llvm::DenseMap<const Block *, std::unique_ptr<BlockProducers>> tables;
+  llvm::DenseMap<Key, std::unique_ptr<BlockProducers>> tables;
 };
 
 class MainExpander {
 public:
   MainExpander(Module &module, Function &main) : module(module), main(main) {}
 
-  void expandReturn(Block &b, WireId w) {
+  /// Inlining adds blocks to main: blocks are named by their ids here.
+  void expandReturn(BlockId b, WireId w) {
     long k = producerIndex(b, w);
     if (k < 0)
       return;
-    Inst &i = b.insts[size_t(k)];
+    Inst &i = main.block(b).insts[size_t(k)];
     switch (i.kind) {
     case InstKind::Ref: {
       const Function *target = module.target(i);
@@ -159,8 +170,8 @@ public:
       return;
     }
     case InstKind::Lam: {
-      Block &body = *i.blocks[0];
-      expandReturn(body, body.result);
+      BlockId body = i.blocks[0];
+      expandReturn(body, main.block(body).result);
       return;
     }
     case InstKind::App: {
@@ -173,15 +184,17 @@ public:
         long h = producerIndex(b, head->ins[0]);
         if (h < 0)
           return;
-        head = &b.insts[size_t(h)];
+        head = &main.block(b).insts[size_t(h)];
       }
       if (head->kind != InstKind::Ref || !module.constructors.count(head->ref))
         return;
       for (WireId a : args) {
         long p = producerIndex(b, a);
-        if (p >= 0 && b.insts[size_t(p)].kind == InstKind::Ref &&
-            module.constructors.count(b.insts[size_t(p)].ref) && isNullary(b.insts[size_t(p)].ref))
-          continue;
+        if (p >= 0) {
+          const Inst &arg = main.block(b).insts[size_t(p)];
+          if (arg.kind == InstKind::Ref && module.constructors.count(arg.ref) && isNullary(arg.ref))
+            continue;
+        }
         expandReturn(b, a);
       }
       return;
@@ -195,9 +208,9 @@ public:
   void expandFloated() {
     for (bool changed = true; changed;) {
       changed = false;
-      forEachBlock(main.body, [&](Block &b) {
-        for (size_t k = 0; k < b.insts.size(); ++k) {
-          Inst &i = b.insts[k];
+      forEachBlockId(main, Function::Body, [&](BlockId b) {
+        for (size_t k = 0; k < main.block(b).insts.size(); ++k) {
+          Inst &i = main.block(b).insts[k];
           if (i.kind != InstKind::Ref || !i.ref.contains("__C"))
             continue;
           if (const Function *target = module.target(i)) {
@@ -213,8 +226,8 @@ public:
 
 private:
   /// The index in `b` of the instruction defining `w`, or -1.
-  long producerIndex(const Block &b, WireId w) {
-    uint32_t k = producers.find(b, w);
+  long producerIndex(BlockId b, WireId w) {
+    uint32_t k = producers.find(b, main.block(b), w);
     return k == BlockProducers::None ? -1 : long(k);
   }
 
@@ -226,7 +239,7 @@ private:
   Module &module;
   Function &main;
   llvm::SmallVector<llvm::StringRef, 8> seen;
-  ProducerTables producers;
+  ProducerTables<BlockId> producers;
 };
 
 /// The function's text with wires numbered by first appearance: equal for
@@ -254,15 +267,15 @@ std::string canonicalText(const Function &fn) {
         os << '#' << i.numb << ' ';
       if (i.kind == InstKind::Ref)
         os << '@' << i.ref << ' ';
-      for (auto &c : i.blocks)
-        block(*c);
+      for (BlockId c : i.blocks)
+        block(fn.block(c));
       os << ';';
     }
     os << "ret ";
     wire(b.result);
     os << ')';
   };
-  block(fn.body);
+  block(fn.body());
   return os.str();
 }
 
@@ -274,7 +287,7 @@ struct MergedInto {
 
 void redirectRefs(Module &module, const llvm::StringMap<MergedInto> &to) {
   for (Function &fn : module.functions)
-    forEachInst(fn.body, [&](Inst &i) {
+    forEachInst(fn, [&](Inst &i) {
       if (i.kind != InstKind::Ref)
         return;
       if (auto it = to.find(i.ref); it != to.end()) {
@@ -297,7 +310,7 @@ public:
 
   void from(Function &main) {
     prepare(main);
-    returned(main.body, main.body.result);
+    returned(main, main.body(), main.body().result);
     // expandFloated then inlines, in main and in what came into it, the
     // references to functions named as floated ones: of the module's
     // functions, those named so by the program.
@@ -307,7 +320,7 @@ public:
         work.push_back(&module.functions[k]);
     while (!work.empty()) {
       Function *fn = work.pop_back_val();
-      forEachInst(fn->body, [&](Inst &i) {
+      forEachInst(*fn, [&](Inst &i) {
         if (i.kind == InstKind::Ref && i.ref.contains("__C"))
           if (Function *target = reach(i))
             work.push_back(target);
@@ -331,25 +344,26 @@ private:
     return target;
   }
 
-  void returned(Block &b, WireId w) {
+  /// Looks at what block `b` of `fn` returns through `w`.
+  void returned(Function &fn, Block &b, WireId w) {
     Inst *i = producer(b, w);
     if (!i)
       return;
     switch (i->kind) {
     case InstKind::Ref:
       if (Function *target = reach(*i))
-        returned(target->body, target->body.result);
+        returned(*target, target->body(), target->body().result);
       return;
     case InstKind::Sup:
     case InstKind::Tup: {
       WireId first = i->ins[0], second = i->ins[1];
-      returned(b, first);
-      returned(b, second);
+      returned(fn, b, first);
+      returned(fn, b, second);
       return;
     }
     case InstKind::Lam: {
-      Block &body = *i->blocks[0];
-      returned(body, body.result);
+      Block &body = fn.block(i->blocks[0]);
+      returned(fn, body, body.result);
       return;
     }
     case InstKind::App: {
@@ -362,7 +376,7 @@ private:
       if (!head || head->kind != InstKind::Ref || !module.constructors.count(head->ref))
         return;
       for (WireId a : args)
-        returned(b, a); // a nullary constructor, which expandMain skips, inlines nothing
+        returned(fn, b, a); // a nullary constructor, which expandMain skips, inlines nothing
       return;
     }
     default: return;
@@ -370,13 +384,13 @@ private:
   }
 
   Inst *producer(Block &b, WireId w) {
-    uint32_t k = producers.find(b, w);
+    uint32_t k = producers.find(&b, b, w);
     return k == BlockProducers::None ? nullptr : &b.insts[k];
   }
 
   Module &module;
   llvm::function_ref<void(Function &)> prepare;
-  ProducerTables producers;
+  ProducerTables<const Block *> producers; // nothing adds blocks while it looks
 };
 
 } // namespace
@@ -396,7 +410,7 @@ void expandMain(Module &module) {
     return;
   Function *main = &*it;
   MainExpander expander(module, *main);
-  expander.expandReturn(main->body, main->body.result);
+  expander.expandReturn(Function::Body, main->body().result);
   expander.expandFloated();
 }
 
@@ -526,7 +540,7 @@ void pruneDefinitions(Module &module, bool keepUserDefinitions, const FunctionRe
           nets.push_back(made->others[r]);
       continue;
     }
-    forEachInst(fn.body, [&](Inst &i) {
+    forEachInst(fn, [&](Inst &i) {
       if (i.kind != InstKind::Ref)
         return;
       if (const Function *f = module.targetById(i))

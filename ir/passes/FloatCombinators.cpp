@@ -163,13 +163,13 @@ public:
     solve(graph, Subtree{&fn}, subtrees);
     defSize = subtrees[0].size; // the body's, with every block inside it
     indexAll();
-    visitBlockRoots(fn.body);
+    visitBlockRoots(fn.body());
   }
 
   void indexAll() {
     producer.assign(fn.wireCount(), Site());
     safeMemo.assign(fn.wireCount(), -1);
-    forEachBlock(fn.body, [&](Block &b) { indexBlock(b); });
+    forEachBlock(fn, [&](Block &b) { indexBlock(b); });
   }
 
 private:
@@ -257,9 +257,9 @@ private:
       info.unscoped |= ci.unscoped;
     }
     // Nested blocks.
-    for (auto &nested : i.blocks) {
-      visitBlockRoots(*nested);
-      unsigned index = graph.indexOf(*nested);
+    for (BlockId nested : i.blocks) {
+      visitBlockRoots(fn.block(nested));
+      unsigned index = graph.indexOf(nested);
       info.closed &= open[index] == 0;
       info.size += subtrees[index].size;
       info.unscoped |= subtrees[index].unscoped;
@@ -276,15 +276,15 @@ private:
     Candidates candidates;
     floatChildren(b, i, candidates);
     if (i.kind == InstKind::Lam) {
-      Block &body = *i.blocks[0];
+      Block &body = fn.block(i.blocks[0]);
       if (Inst *r = childProducer(body, body.result))
         floatChildren(body, *r, candidates);
     }
     for (auto [cb, c] : candidates)
       info.size -= std::min(info.size, maybeFloat(*cb, *c));
     if (i.kind == InstKind::Swi)
-      for (auto &arm : i.blocks)
-        maybeFloatArm(*arm);
+      for (BlockId arm : i.blocks)
+        maybeFloatArm(arm);
     if (i.outs.size() != 1)
       return unnamed = info; // a binding or an erasure: no parent reads it
     return infoOf(i.outs[0]) = info;
@@ -339,9 +339,9 @@ private:
     case InstKind::Opr:
     case InstKind::OprNum: safe = childrenSafe; break;
     case InstKind::Swi:
-      safe = childrenSafe && llvm::all_of(i.blocks, [&](auto &arm) { return blockSafe(*arm); });
+      safe = childrenSafe && llvm::all_of(i.blocks, [&](BlockId arm) { return blockSafe(fn.block(arm)); });
       break;
-    case InstKind::Lam: safe = blockSafe(*i.blocks[0]); break;
+    case InstKind::Lam: safe = blockSafe(fn.block(i.blocks[0])); break;
     case InstKind::Ref: safe = refSafe(i); break;
     default: break;
     }
@@ -368,7 +368,7 @@ private:
       if (!r)
         return false;
       if (r->kind == InstKind::Lam && insts == 1) {
-        body = r->blocks[0].get();
+        body = &fn.block(r->blocks[0]);
         params.append(body->params.begin(), body->params.end());
         continue;
       }
@@ -391,8 +391,9 @@ private:
     Function *f = module.target(ref);
     if (f) {
       if (f == &fn) {
-        Inst *r = childProducer(f->body, f->body.result);
-        safe = r && f->body.insts.size() == countTerm(f->body, *r) && termSafe(f->body, *r);
+        Block &body = f->body();
+        Inst *r = childProducer(body, body.result);
+        safe = r && body.insts.size() == countTerm(body, *r) && termSafe(body, *r);
       } else {
         std::vector<Function> none;
         if (shared.listener)
@@ -401,9 +402,9 @@ private:
           shared.probes.push_back(std::make_unique<Scratch>());
         Floater probe(module, *f, none, shared, *shared.probes[shared.probeDepth++]);
         probe.indexAll();
-        Inst *r = probe.childProducer(f->body, f->body.result);
-        safe = r && f->body.insts.size() == probe.countTerm(f->body, *r) &&
-               probe.termSafe(f->body, *r);
+        Block &body = f->body();
+        Inst *r = probe.childProducer(body, body.result);
+        safe = r && body.insts.size() == probe.countTerm(body, *r) && probe.termSafe(body, *r);
         --shared.probeDepth;
       }
     }
@@ -461,14 +462,18 @@ private:
 #endif
     assert(root.outs.size() == 1 && "a floated term has one value");
     Function g = newFunction();
-    WireMap map(fn, scratch);
+    WireMap map(fn, scratch, g);
     WireId out = root.outs[0];
-    g.body.insts.reserve(count);
+    // Moving the instructions adds their blocks to `g`: its body takes them
+    // at the end.
+    std::vector<Inst> insts;
+    insts.reserve(count);
     for (size_t k = 0; k < b.insts.size(); ++k)
       if (member[k] && k != rootIndex)
-        g.body.insts.push_back(map.moveInst(std::move(b.insts[k])));
-    g.body.insts.push_back(map.moveInst(std::move(root)));
-    g.body.result = map(out);
+        insts.push_back(map.moveInst(std::move(b.insts[k])));
+    insts.push_back(map.moveInst(std::move(root)));
+    g.body().insts = std::move(insts);
+    g.body().result = map(out);
     map.giveWires(g);
     // Tombstones: dead instructions keep no outs and are dropped at the end.
     for (size_t k = 0; k < b.insts.size(); ++k)
@@ -487,11 +492,12 @@ private:
     memoOf(out) = safe;
     shared.safety(g.name, g.id) = safe ? SharedState::Safe : SharedState::Unsafe;
     made.push_back(std::move(g));
-    dropTombstones(made.back().body);
+    dropTombstones(made.back());
   }
 
-  void maybeFloatArm(Block &arm) {
-    unsigned index = graph.indexOf(arm);
+  void maybeFloatArm(BlockId armId) {
+    Block &arm = fn.block(armId);
+    unsigned index = graph.indexOf(armId);
     if (open[index] != 0 || subtrees[index].unscoped)
       return; // not closed
     unsigned size = subtrees[index].size;
@@ -503,24 +509,21 @@ private:
       return;
     defSize -= std::min(defSize, size);
     Function g = newFunction();
-    WireMap map(fn, scratch);
-    // The arm as a λ chain over its params.
-    std::unique_ptr<Block> inner = map.moveBlock(std::move(arm));
-    llvm::SmallVector<WireId, 4> params(inner->params.begin(), inner->params.end());
-    inner->params.clear();
-    std::unique_ptr<Block> body = std::move(inner);
-    for (auto it = params.rbegin(); it != params.rend(); ++it) {
-      body->params = {*it};
+    WireMap map(fn, scratch, g);
+    // The arm as a λ chain over its params, the outermost λ in g's body
+    // (without params, the arm is the body).
+    llvm::SmallVector<WireId, 4> params(arm.params.begin(), arm.params.end());
+    BlockId body = map.moveBlock(armId, params.empty() ? Function::Body : BlockId());
+    for (size_t k = params.size(); k-- > 0;) {
+      g.block(body).params = {map(params[k])};
       Inst lam(InstKind::Lam, g.loc);
-      lam.blocks.push_back(std::move(body));
+      lam.blocks.push_back(body);
       WireId f = map.newWire("f");
       lam.outs = {f};
-      body = std::make_unique<Block>();
-      body->insts.push_back(std::move(lam));
-      body->result = f;
+      body = k == 0 ? Function::Body : g.newBlock();
+      g.block(body).insts.push_back(std::move(lam));
+      g.block(body).result = f;
     }
-    g.body.insts = std::move(body->insts);
-    g.body.result = body->result;
     map.giveWires(g);
     // The arm applies the reference to fresh params of its own.
     Block replaced;
@@ -531,7 +534,7 @@ private:
     ref.outs = {acc};
     replaced.insts.push_back(std::move(ref));
     for (size_t k = 0; k < params.size(); ++k) {
-      WireId p = fn.newWire(g.wires[params[k]].name);
+      WireId p = fn.newWire(fn.wires[params[k]].name);
       replaced.params.push_back(p);
       Inst app(InstKind::App, g.loc);
       app.ins = {acc, p};
@@ -540,10 +543,10 @@ private:
       replaced.insts.push_back(std::move(app));
     }
     replaced.result = acc;
-    arm = std::move(replaced);
+    fn.block(armId) = std::move(replaced);
     shared.safety(g.name, g.id) = safe ? SharedState::Safe : SharedState::Unsafe;
     made.push_back(std::move(g));
-    dropTombstones(made.back().body);
+    dropTombstones(made.back());
   }
 
   Function newFunction() {
@@ -556,14 +559,15 @@ private:
     return g;
   }
 
-  /// Renumbers the wires of what moves out of `from` into a new function,
-  /// in the scratch's tables, until `giveWires` hands them over.
+  /// Renumbers the wires of what moves out of `from` into a new function
+  /// `into`, in the scratch's tables until `giveWires` hands them over; the
+  /// blocks that move go straight into `into`.
   struct WireMap {
-    Function &from, &to;
+    Function &from, &to, &into;
     std::vector<WireId> &moved;
     llvm::SmallVector<WireId, 16> mapped; // the old wires `moved` has an entry for
-    WireMap(Function &f, Scratch &scratch)
-        : from(f), to(scratch.movedWires), moved(scratch.movedWire) {
+    WireMap(Function &f, Scratch &scratch, Function &g)
+        : from(f), to(scratch.movedWires), into(g), moved(scratch.movedWire) {
       to.wires.clear();
       if (moved.size() < from.wireCount())
         moved.resize(from.wireCount(), NoWire);
@@ -594,36 +598,46 @@ private:
         w = (*this)(w);
       for (WireId &w : moved.ins)
         w = (*this)(w);
-      for (auto &blk : moved.blocks)
-        renumber(*blk);
+      for (BlockId &b : moved.blocks)
+        b = moveBlock(b);
       return moved;
     }
-    std::unique_ptr<Block> moveBlock(Block &&b) {
-      auto blk = std::make_unique<Block>(std::move(b));
-      renumber(*blk);
-      return blk;
-    }
-    void renumber(Block &b) {
-      forEachBlock(b, [&](Block &k) {
-        for (WireId &w : k.params)
+    /// Moves block `root` of `from`, with the blocks inside it, into
+    /// `into` (as block `at`, else a new one); answers its id there. What
+    /// it leaves in `from` are empty blocks.
+    BlockId moveBlock(BlockId root, BlockId at = BlockId()) {
+      BlockId top = at.valid() ? at : into.newBlock();
+      llvm::SmallVector<std::pair<BlockId, BlockId>, 16> work{{root, top}};
+      while (!work.empty()) {
+        auto [source, target] = work.pop_back_val();
+        Block b = std::move(from.block(source));
+        from.block(source) = Block();
+        for (WireId &w : b.params)
           w = (*this)(w);
-        k.result = (*this)(k.result);
-        for (Inst &i : k.insts) {
+        b.result = (*this)(b.result);
+        for (Inst &i : b.insts) {
           for (WireId &w : i.outs)
             w = (*this)(w);
           for (WireId &w : i.ins)
             w = (*this)(w);
+          for (BlockId &c : i.blocks) {
+            BlockId placed = into.newBlock();
+            work.push_back({c, placed});
+            c = placed;
+          }
         }
-      });
+        into.block(target) = std::move(b);
+      }
+      return top;
     }
   };
 
 public:
-  void dropDead() { dropTombstones(fn.body); }
+  void dropDead() { dropTombstones(fn); }
 
   /// Removes what floating left behind: instructions whose contents moved.
-  static void dropTombstones(Block &block) {
-    forEachBlock(block, [&](Block &b) {
+  static void dropTombstones(Function &f) {
+    forEachBlock(f, [&](Block &b) {
       llvm::erase_if(b.insts, [&](Inst &i) { return i.kind == InstKind::Era && i.outs.empty(); });
     });
   }

@@ -4,6 +4,7 @@
 #include "ir/Passes.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/ErrorHandling.h"
 
 #include <algorithm>
 #include <string>
@@ -68,8 +69,8 @@ bool linearizeMatchesIn(Function &fn, MatchLinearization level, Scratch &scratch
   for (auto it = switches.rbegin(); it != switches.rend(); ++it) {
     Inst &swi = *it->first;
     llvm::SmallVector<WireId, 8> vars;
-    for (auto &arm : swi.blocks)
-      for (WireId w : live[graph.indexOf(*arm)])
+    for (BlockId arm : swi.blocks)
+      for (WireId w : live[graph.indexOf(arm)])
         if (!fn.wires[w].unscoped)
           vars.push_back(w);
     if (level == MatchLinearization::Alt) {
@@ -95,14 +96,14 @@ bool linearizeMatchesIn(Function &fn, MatchLinearization level, Scratch &scratch
     vars.erase(std::unique(vars.begin(), vars.end()), vars.end());
     if (vars.empty())
       continue;
-    for (auto &arm : swi.blocks) {
+    for (BlockId arm : swi.blocks) {
       llvm::DenseMap<WireId, WireId> rename;
       for (WireId v : vars) {
         WireId p = fn.newWire(fn.wires[v].name, /*isUnscoped=*/false, fn.wires[v].rank);
         rename[v] = p;
-        arm->params.push_back(p);
+        fn.block(arm).params.push_back(p);
       }
-      renameUses(*arm, [&](WireId w) {
+      renameUses(fn, arm, [&](WireId w) {
         auto it = rename.find(w);
         return it == rename.end() ? w : it->second;
       });
@@ -126,29 +127,34 @@ void linearizeMatches(Module &module, MatchLinearization level) {
 
 namespace {
 
-/// Moves `arm` into `out` as the value it stands for: its block when it takes
-/// no params, else a chain of λs, one per param, around it.
-WireId armValue(Function &fn, Block &&arm, std::vector<Inst> &out, llvm::SMLoc loc) {
-  if (arm.params.empty()) {
-    for (Inst &i : arm.insts)
+/// Moves block `arm` into `out` as the value it stands for: its
+/// instructions when it takes no params (the block is left empty), else a
+/// chain of λs, one per param, around it.
+WireId armValue(Function &fn, BlockId arm, std::vector<Inst> &out, llvm::SMLoc loc) {
+  Block &b = fn.block(arm);
+  if (b.params.empty()) {
+    for (Inst &i : b.insts)
       out.push_back(std::move(i));
-    return arm.result;
+    b.insts.clear();
+    return b.result;
   }
-  llvm::SmallVector<WireId, 4> params(arm.params.begin(), arm.params.end());
-  auto body = std::make_unique<Block>(std::move(arm));
+  llvm::SmallVector<WireId, 4> params(b.params.begin(), b.params.end());
+  BlockId body = arm;
   for (size_t k = params.size(); k-- > 0;) {
-    body->params = {params[k]};
+    fn.block(body).params = {params[k]};
     Inst lam(InstKind::Lam, loc);
     WireId f = fn.newWire("f");
     lam.outs = {f};
-    lam.blocks.push_back(std::move(body));
-    body = std::make_unique<Block>();
-    body->insts.push_back(std::move(lam));
-    body->result = f;
+    lam.blocks.push_back(body);
+    if (k == 0) {
+      out.push_back(std::move(lam));
+      return f;
+    }
+    body = fn.newBlock();
+    fn.block(body).insts.push_back(std::move(lam));
+    fn.block(body).result = f;
   }
-  for (Inst &i : body->insts)
-    out.push_back(std::move(i));
-  return body->result;
+  llvm_unreachable("an arm with params makes a λ");
 }
 
 WireId app(Function &fn, std::vector<Inst> &out, WireId f, WireId a, llvm::SMLoc loc) {
@@ -160,21 +166,32 @@ WireId app(Function &fn, std::vector<Inst> &out, WireId f, WireId a, llvm::SMLoc
   return r;
 }
 
-/// `λscrut switch scrut { 0: zero; _: succ }`'s body: a block whose param is
-/// `scrut` and whose one instruction is the switch.
-std::unique_ptr<Block> switchBlock(Function &fn, WireId scrut, std::unique_ptr<Block> zero,
-                                   std::unique_ptr<Block> succ, llvm::SMLoc loc) {
+/// `λscrut switch scrut { 0: zero; _: succ }`'s body: a new block whose
+/// param is `scrut` and whose one instruction is the switch.
+BlockId switchBlock(Function &fn, WireId scrut, BlockId zero, BlockId succ, llvm::SMLoc loc) {
   Inst swi(InstKind::Swi, loc);
   swi.ins = {scrut};
   WireId w = fn.newWire("w");
   swi.outs = {w};
-  swi.blocks.push_back(std::move(zero));
-  swi.blocks.push_back(std::move(succ));
-  auto block = std::make_unique<Block>();
-  block->params = {scrut};
-  block->insts.push_back(std::move(swi));
-  block->result = w;
-  return block;
+  swi.blocks = {zero, succ};
+  BlockId id = fn.newBlock();
+  Block &block = fn.block(id);
+  block.params = {scrut};
+  block.insts.push_back(std::move(swi));
+  block.result = w;
+  return id;
+}
+
+/// A new block holding what `arm` stands for (armValue).
+BlockId armBlock(Function &fn, BlockId arm, llvm::SMLoc loc, llvm::ArrayRef<WireId> params = {}) {
+  std::vector<Inst> insts;
+  WireId result = armValue(fn, arm, insts, loc);
+  BlockId id = fn.newBlock();
+  Block &b = fn.block(id);
+  b.params.assign(params.begin(), params.end());
+  b.insts = std::move(insts);
+  b.result = result;
+  return id;
 }
 
 /// The instructions a match becomes, appended to `out`.
@@ -185,9 +202,9 @@ void expandMatch(Function &fn, bool scott, Inst &&match, std::vector<Inst> &out)
   WireId acc = match.ins[0];
   size_t n = match.blocks.size();
   if (scott) {
-    for (auto &arm : match.blocks) {
+    for (BlockId arm : match.blocks) {
       std::vector<Inst> made;
-      WireId v = armValue(fn, std::move(*arm), made, loc);
+      WireId v = armValue(fn, arm, made, loc);
       for (Inst &i : made)
         out.push_back(std::move(i));
       acc = app(fn, out, acc, v, loc);
@@ -195,39 +212,37 @@ void expandMatch(Function &fn, bool scott, Inst &&match, std::vector<Inst> &out)
   } else {
     // λtag switch tag { 0: arm0; _: λp switch p { 0: arm1; _: λ* armN } }
     WireId tag = fn.newWire("tag");
-    std::unique_ptr<Block> lamBody;
+    BlockId lamBody;
     if (n == 1) {
       // As Bend does: switch tag { 0: arm; _: * }, a successor case that is
       // an eraser rather than a λ.
-      auto zero = std::make_unique<Block>();
-      zero->result = armValue(fn, std::move(*match.blocks[0]), zero->insts, loc);
-      auto succ = std::make_unique<Block>();
+      BlockId zero = armBlock(fn, match.blocks[0], loc);
+      BlockId succ = fn.newBlock();
       Inst era(InstKind::Era, loc);
-      succ->result = fn.newWire("e");
-      era.outs = {succ->result};
-      succ->insts.push_back(std::move(era));
-      lamBody = switchBlock(fn, tag, std::move(zero), std::move(succ), loc);
+      WireId e = fn.newWire("e");
+      era.outs = {e};
+      fn.block(succ).result = e;
+      fn.block(succ).insts.push_back(std::move(era));
+      lamBody = switchBlock(fn, tag, zero, succ, loc);
     } else {
       // Built from the last switch out: `succ` is the successor case of the
       // switch made next, and the outermost switch is on the tag itself.
-      std::unique_ptr<Block> succ;
+      BlockId succ;
       for (size_t k = n - 1; k-- > 0;) {
         WireId scrut = k == 0 ? tag : fn.newWire("p");
-        auto zero = std::make_unique<Block>();
-        zero->result = armValue(fn, std::move(*match.blocks[k]), zero->insts, loc);
-        if (!succ) {
-          succ = std::make_unique<Block>();
-          succ->params = {fn.newWire("_")}; // the last predecessor: unused
-          succ->result = armValue(fn, std::move(*match.blocks[n - 1]), succ->insts, loc);
+        BlockId zero = armBlock(fn, match.blocks[k], loc);
+        if (!succ.valid()) {
+          WireId last = fn.newWire("_"); // the last predecessor: unused
+          succ = armBlock(fn, match.blocks[n - 1], loc, {last});
         }
-        succ = switchBlock(fn, scrut, std::move(zero), std::move(succ), loc);
+        succ = switchBlock(fn, scrut, zero, succ, loc);
       }
-      lamBody = std::move(succ);
+      lamBody = succ;
     }
     Inst lam(InstKind::Lam, loc);
     WireId f = fn.newWire("f");
     lam.outs = {f};
-    lam.blocks.push_back(std::move(lamBody));
+    lam.blocks.push_back(lamBody);
     out.push_back(std::move(lam));
     acc = app(fn, out, acc, f, loc);
   }
@@ -246,19 +261,21 @@ void expandMatchesIn(Function &fn, bool scott) {
   // Inner blocks first: a Scott arm that takes no params is no block of its
   // own once expanded, its instructions join the block of the match, and a
   // match among them would be missed if that block were done first.
-  llvm::SmallVector<Block *, 16> blocks;
-  forEachBlock(fn.body, [&](Block &b) { blocks.push_back(&b); });
-  for (Block *b : llvm::reverse(blocks)) {
-    if (llvm::none_of(b->insts, [](const Inst &i) { return i.kind == InstKind::Match; }))
+  // Expanding adds blocks: they are held by id, never by reference.
+  llvm::SmallVector<BlockId, 16> blocks;
+  forEachBlockId(fn, Function::Body, [&](BlockId b) { blocks.push_back(b); });
+  for (BlockId b : llvm::reverse(blocks)) {
+    if (llvm::none_of(fn.block(b).insts, [](const Inst &i) { return i.kind == InstKind::Match; }))
       continue;
+    std::vector<Inst> old = std::move(fn.block(b).insts);
     std::vector<Inst> rebuilt;
-    for (Inst &i : b->insts) {
+    for (Inst &i : old) {
       if (i.kind == InstKind::Match)
         expandMatch(fn, scott, std::move(i), rebuilt);
       else
         rebuilt.push_back(std::move(i));
     }
-    b->insts = std::move(rebuilt);
+    fn.block(b).insts = std::move(rebuilt);
   }
 }
 
@@ -292,7 +309,7 @@ void handOutCopies(Function &fn, unsigned originalWires, const std::vector<unsig
                    Copies copies, std::vector<unsigned> &handedOut, Scratch &scratch) {
   std::vector<Inst *> &defined = scratch.defined;
   defined.assign(originalWires, nullptr);
-  forEachInst(fn.body, [&](Inst &i) {
+  forEachInst(fn, [&](Inst &i) {
     if (i.outs.size() == 1 && i.outs[0] < originalWires)
       defined[i.outs[0]] = &i;
   });
@@ -317,7 +334,7 @@ void handOutCopies(Function &fn, unsigned originalWires, const std::vector<unsig
   auto pushUse = [&](WireId &w) { work.push_back(Item{Item::Use, &w}); };
   auto pushInst = [&](Inst &i) { work.push_back(Item{Item::Instruction, &i}); };
   auto pushBlock = [&](Block &b) { work.push_back(Item{Item::Body, &b}); };
-  pushBlock(fn.body);
+  pushBlock(fn.body());
   while (!work.empty()) {
     Item item = work.back();
     work.pop_back();
@@ -339,7 +356,7 @@ void handOutCopies(Function &fn, unsigned originalWires, const std::vector<unsig
       for (size_t k = i.ins.size(); k-- > firstLater;)
         pushUse(i.ins[k]);
       for (auto it = i.blocks.rbegin(); it != i.blocks.rend(); ++it)
-        pushBlock(**it);
+        pushBlock(fn.block(*it));
       for (size_t k = firstLater; k-- > 0;)
         pushUse(i.ins[k]);
       break;
@@ -408,7 +425,7 @@ void linearizeVariablesIn(Function &fn, Scratch &scratch) {
     }
   };
   auto needsMaking = [&](WireId w) { return w < originalWires && uses[w] != 1; };
-  forEachBlock(fn.body, [&](Block &b) {
+  forEachBlock(fn, [&](Block &b) {
     // Most blocks define only wires used once: they stay as they are.
     if (llvm::none_of(b.params, needsMaking) &&
         llvm::none_of(b.insts, [&](const Inst &i) { return llvm::any_of(i.outs, needsMaking); }))

@@ -70,13 +70,13 @@ std::string moduleText(const Module &m, bool withBuiltins = false) {
 
 unsigned countKind(Function &fn, InstKind kind) {
   unsigned n = 0;
-  forEachInst(fn.body, [&](Inst &i) { n += i.kind == kind; });
+  forEachInst(fn, [&](Inst &i) { n += i.kind == kind; });
   return n;
 }
 
 Inst *findFirst(Function &fn, InstKind kind) {
   Inst *found = nullptr;
-  forEachInst(fn.body, [&](Inst &i) {
+  forEachInst(fn, [&](Inst &i) {
     if (!found && i.kind == kind)
       found = &i;
   });
@@ -154,7 +154,7 @@ TEST_CASE("the verifier reports a wire used twice in a linear module") {
 TEST_CASE("the verifier reports a wire nobody defines") {
   Compiled c = toHir("main = λx x");
   Function &main = *c.hir->find("main");
-  main.body.result = main.newWire("stray");
+  main.body().result = main.newWire("stray");
   std::vector<std::string> problems = verify(*c.hir);
   CHECK(!problems.empty());
 }
@@ -174,8 +174,8 @@ TEST_CASE("liveness gives an arm the outer variables it uses") {
   std::vector<Liveness::Value> live = liveInputs(graph);
   Inst *swi = findFirst(main, InstKind::Swi);
   REQUIRE(swi);
-  auto &zero = live[graph.indexOf(*swi->blocks[0])];
-  auto &succ = live[graph.indexOf(*swi->blocks[1])];
+  auto &zero = live[graph.indexOf(swi->blocks[0])];
+  auto &succ = live[graph.indexOf(swi->blocks[1])];
   REQUIRE(zero.size() == 1);
   CHECK(main.wires[zero[0]].name == "y");
   REQUIRE(succ.size() == 1);
@@ -282,8 +282,8 @@ TEST_CASE("linearize matches passes the arms' variables as switch arguments") {
   Inst *swi = findFirst(main, InstKind::Swi);
   REQUIRE(swi);
   CHECK(swi->ins.size() == 2); // the scrutinee and y
-  CHECK(swi->blocks[0]->params.size() == 1);
-  CHECK(swi->blocks[1]->params.size() == 2); // the predecessor, then y
+  CHECK(main.block(swi->blocks[0]).params.size() == 1);
+  CHECK(main.block(swi->blocks[1]).params.size() == 2); // the predecessor, then y
   CHECK(countKind(main, InstKind::Dup) == 0); // y is not duplicated around the switch
   CHECK(c.hir->invariants.matchesLinearized);
 }
@@ -529,7 +529,7 @@ TEST_CASE("merged and floated functions' references hold their ids") {
   requireValid(m);
   unsigned refs = 0;
   for (Function &fn : m.functions)
-    forEachInst(fn.body, [&](Inst &i) {
+    forEachInst(fn, [&](Inst &i) {
       if (i.kind != InstKind::Ref)
         return;
       ++refs;
@@ -607,12 +607,13 @@ TEST_CASE("a constructor match is one instruction whose arms take the fields") {
   Compiled c = toHir("type T = (A x y) | (B z) | C\n"
                      "f = λt match t { T/A: (+ t.x t.y); T/B: t.z; T/C: 0 }\nmain = (f T/C)");
   requireValid(*c.hir);
-  Inst *m = findFirst(*c.hir->find("f"), InstKind::Match);
+  Function &f = *c.hir->find("f");
+  Inst *m = findFirst(f, InstKind::Match);
   REQUIRE(m);
   REQUIRE(m->blocks.size() == 3);
-  CHECK(m->blocks[0]->params.size() == 2);
-  CHECK(m->blocks[1]->params.size() == 1);
-  CHECK(m->blocks[2]->params.empty());
+  CHECK(f.block(m->blocks[0]).params.size() == 2);
+  CHECK(f.block(m->blocks[1]).params.size() == 1);
+  CHECK(f.block(m->blocks[2]).params.empty());
 }
 
 TEST_CASE("linearize matches gives a match's arms its variables after the fields") {
@@ -623,10 +624,10 @@ TEST_CASE("linearize matches gives a match's arms its variables after the fields
   Inst *m = findFirst(f, InstKind::Match);
   REQUIRE(m);
   CHECK(m->ins.size() == 2); // the scrutinee and v
-  REQUIRE(m->blocks[0]->params.size() == 2);
-  CHECK(f.wires[m->blocks[0]->params[0]].name == "t.x"); // the field first
-  CHECK(f.wires[m->blocks[0]->params[1]].name == "v");
-  CHECK(m->blocks[1]->params.size() == 1);
+  REQUIRE(f.block(m->blocks[0]).params.size() == 2);
+  CHECK(f.wires[f.block(m->blocks[0]).params[0]].name == "t.x"); // the field first
+  CHECK(f.wires[f.block(m->blocks[0]).params[1]].name == "v");
+  CHECK(f.block(m->blocks[1]).params.size() == 1);
 }
 
 TEST_CASE("expand matches builds NumScott's switch chain and applies the match to its variables") {
@@ -774,7 +775,7 @@ TEST_CASE("functions main expands: what main returns, through what those return"
     for (Function &fn : c.hir->functions) {
       if (fn.name == name)
         fn.name = renamed;
-      forEachInst(fn.body, [&](Inst &i) {
+      forEachInst(fn, [&](Inst &i) {
         if (i.kind == InstKind::Ref && i.ref == name)
           i.ref = renamed;
       });
@@ -806,7 +807,7 @@ TEST_CASE("functions main expands: what main returns, through what those return"
   // What expandMain then inlines is what was found.
   expandMain(*c.hir);
   Function &main = *c.hir->find("main");
-  forEachInst(main.body, [&](Inst &i) {
+  forEachInst(main, [&](Inst &i) {
     if (i.kind == InstKind::Ref)
       CHECK_MESSAGE(!expanded(std::string(i.ref).c_str()), i.ref.str());
   });
@@ -831,7 +832,7 @@ main = (pair, (user helper))
     auto kept = [&](const char *name) {
       Function *fn = r.hir->find(name);
       REQUIRE(fn);
-      return !fn->body.insts.empty() && fn->wireCount() > 0;
+      return !fn->body().insts.empty() && fn->wireCount() > 0;
     };
     CHECK(kept("main"));
     CHECK(kept("pair")); // main returns it: expanding main inlines it
