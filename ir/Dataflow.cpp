@@ -67,7 +67,7 @@ Liveness::Value Liveness::transfer(const Block &b, llvm::ArrayRef<const Value *>
 
 OpenUses::Value OpenUses::transfer(const Block &b, llvm::ArrayRef<const Value *> children) const {
   uint64_t uses = b.result != NoWire, defined = 0;
-  auto scoped = [&](WireId w) { return w < fn->wireCount() && !fn->wires[w].unscoped; };
+  auto scoped = [&](WireId w) { return fn->wires.contains(w) && !fn->wires[w].unscoped; };
   for (WireId p : b.params)
     defined += scoped(p);
   for (const Inst &i : b.insts) {
@@ -82,10 +82,10 @@ OpenUses::Value OpenUses::transfer(const Block &b, llvm::ArrayRef<const Value *>
 
 std::vector<Liveness::Value> liveInputs(const BlockGraph &graph) { return solve(graph, Liveness{}); }
 
-void useCounts(const Function &fn, std::vector<unsigned> &counts) {
+void useCounts(const Function &fn, IdTable<WireId, unsigned> &counts) {
   counts.assign(fn.wireCount(), 0);
   auto count = [&](WireId w) {
-    if (w < counts.size())
+    if (counts.contains(w))
       ++counts[w];
   };
   forEachBlock(fn, Function::Body, [&](const Block &b) {
@@ -96,8 +96,8 @@ void useCounts(const Function &fn, std::vector<unsigned> &counts) {
   });
 }
 
-std::vector<unsigned> useCounts(const Function &fn) {
-  std::vector<unsigned> counts;
+IdTable<WireId, unsigned> useCounts(const Function &fn) {
+  IdTable<WireId, unsigned> counts;
   useCounts(fn, counts);
   return counts;
 }

@@ -148,9 +148,9 @@ std::vector<Liveness::Value> liveInputs(const BlockGraph &graph);
 /// wire's uses, anywhere, are all of its uses too. The counts are the plain
 /// number of uses: one walk, no fixpoint (the fixpoint cost the linearizing
 /// passes 40% of their time).
-std::vector<unsigned> useCounts(const Function &fn);
+IdTable<WireId, unsigned> useCounts(const Function &fn);
 
 /// The same into `counts`, its buffer reused.
-void useCounts(const Function &fn, std::vector<unsigned> &counts);
+void useCounts(const Function &fn, IdTable<WireId, unsigned> &counts);
 
 } // namespace bendc::hir

@@ -114,7 +114,7 @@ public:
       os << "%?";
       return;
     }
-    os << (fn.wires[w].unscoped ? "%$" : "%") << fn.wires[w].name << '.' << w;
+    os << (fn.wires[w].unscoped ? "%$" : "%") << fn.wires[w].name << '.' << w.index;
   }
 
   void block(const Block &b, unsigned depth) {
@@ -233,20 +233,22 @@ void verifyFunction(const Function &cfn, const Invariants &invariants, RefCheck 
   Function &fn = const_cast<Function &>(cfn); // the walkers take mutable blocks
   std::string where = " in @" + fn.name.str();
   auto wireText = [&](WireId w) -> std::string {
-    if (w >= fn.wireCount())
+    if (!fn.wires.contains(w))
       return "%?";
-    return (llvm::Twine("%") + fn.wires[w].name + "." + llvm::Twine(w)).str();
+    return (llvm::Twine("%") + fn.wires[w].name + "." + llvm::Twine(w.index)).str();
   };
-  std::vector<unsigned> defs(fn.wireCount(), 0), uses(fn.wireCount(), 0);
+  IdTable<WireId, unsigned> defs, uses;
+  defs.assign(fn.wireCount(), 0);
+  uses.assign(fn.wireCount(), 0);
   auto define = [&](WireId w) {
-    if (w >= fn.wireCount()) {
+    if (!fn.wires.contains(w)) {
       problems.push_back("an undeclared wire is defined" + where);
       return;
     }
     ++defs[w];
   };
   auto use = [&](WireId w) {
-    if (w >= fn.wireCount()) {
+    if (!fn.wires.contains(w)) {
       problems.push_back("an undeclared wire is used" + where);
       return;
     }
@@ -313,7 +315,7 @@ void verifyFunction(const Function &cfn, const Invariants &invariants, RefCheck 
       }
     }
   });
-  for (WireId w = 0; w < fn.wireCount(); ++w) {
+  for (WireId w : fn.wires.ids()) {
     if (defs[w] == 0 && uses[w] == 0)
       continue; // retired: what used it moved to another function
     if (defs[w] != 1)
@@ -337,7 +339,7 @@ void verifyFunction(const Function &cfn, const Invariants &invariants, RefCheck 
           inside.insert(k.outs.begin(), k.outs.end());
       });
       auto check = [&](WireId w) {
-        if (w < fn.wireCount() && !fn.wires[w].unscoped && !inside.contains(w))
+        if (fn.wires.contains(w) && !fn.wires[w].unscoped && !inside.contains(w))
           problems.push_back("switch arm uses " + wireText(w) +
                              " from outside instead of taking it as a param" + where);
       };

@@ -53,8 +53,9 @@ class raw_ostream;
 
 namespace bendc::hir {
 
-using WireId = uint32_t;
-inline constexpr WireId NoWire = ~0u;
+/// A wire's index in its function's table (Function::wires).
+using WireId = Id<struct WireTag>;
+inline constexpr WireId NoWire{};
 /// A function's name in its module that stays when the function moves or is
 /// renamed: what a reference holds (Inst::callee). Module::withId finds it.
 using FunctionId = Id<struct FunctionTag>;
@@ -157,7 +158,7 @@ struct Function {
     uint32_t rank = NoRank;
     bool unscoped = false; // a `$x` wire
   };
-  std::vector<Wire> wires; // by WireId
+  IdTable<WireId, Wire> wires;
 
   Function() { blocks.emplace_back(); }
   Function(Function &&) noexcept = default;
@@ -166,8 +167,7 @@ struct Function {
   Function &operator=(const Function &) = delete;
 
   WireId newWire(llvm::StringRef hint, bool isUnscoped = false, uint32_t rank = NoRank) {
-    wires.push_back(Wire{hint, rank, isUnscoped});
-    return WireId(wires.size() - 1);
+    return wires.push_back(Wire{hint, rank, isUnscoped});
   }
   unsigned wireCount() const { return unsigned(wires.size()); }
 
@@ -184,7 +184,7 @@ struct Function {
   void release() {
     blocks.release();
     blocks.emplace_back();
-    std::vector<Wire>().swap(wires);
+    wires.release();
   }
 };
 

@@ -80,7 +80,7 @@ constexpr size_t kHandOver = size_t(1) << 16;
 struct Scratch {
   std::deque<std::vector<Inst>> levels; // the instructions of the blocks being made, by depth
   Function wires;                       // the wires made so far (only its wire vectors)
-  std::vector<WireId> subst;
+  IdTable<WireId, WireId> subst;
   FunctionReferences *references = nullptr; // when asked for
 };
 
@@ -107,11 +107,11 @@ public:
     fill(Function::Body, [&] { return emit(body); });
     if (large) {
       // The tables themselves rather than copies of them.
-      fn.wires.swap(wires.wires);
+      fn.wires.storage().swap(wires.wires.storage());
     } else {
-      fn.wires.assign(wires.wires.begin(), wires.wires.end());
+      fn.wires.storage().assign(wires.wires.begin(), wires.wires.end());
     }
-    std::vector<WireId> &subst = scratch.subst;
+    IdTable<WireId, WireId> &subst = scratch.subst;
     subst.assign(fn.wireCount(), NoWire);
     bool any = false;
     for (auto &[w, target] : aliases) {
@@ -123,7 +123,7 @@ public:
     // `$x` bound by a let stands for the let's value (which may itself be
     // such an alias).
     renameUses(fn, Function::Body, [&](WireId w) {
-      for (unsigned guard = 0; w < subst.size() && subst[w] != NoWire && guard < subst.size(); ++guard)
+      for (unsigned guard = 0; subst.contains(w) && subst[w] != NoWire && guard < subst.size(); ++guard)
         w = subst[w];
       return w;
     });

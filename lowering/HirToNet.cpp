@@ -239,7 +239,7 @@ public:
     fn = &f;
     useEnd[f.body().result] = RootEnd;
     block(f.body());
-    for (WireId w = 0; w < f.wireCount(); ++w)
+    for (WireId w : f.wires.ids())
       if (defEnd[w] != NoEnd && useEnd[w] != NoEnd)
         g.connect(defEnd[w], useEnd[w]);
     return g;
@@ -350,7 +350,7 @@ private:
   std::vector<uint32_t> nameById; // by Function::id; NoName: not interned yet
   NetGraph g;
   const Function *fn = nullptr; // the function being lowered
-  std::vector<End> defEnd, useEnd;
+  IdTable<WireId, End> defEnd, useEnd;
 };
 
 } // namespace

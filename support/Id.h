@@ -5,6 +5,8 @@
 #pragma once
 
 #include "llvm/ADT/DenseMapInfo.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 
 #include <cstdint>
 #include <utility>
@@ -45,6 +47,12 @@ public:
   bool empty() const { return rows.empty(); }
   void clear() { rows.clear(); }
   void reserve(size_t n) { rows.reserve(n); }
+  void assign(size_t n, const T &value) { rows.assign(n, value); }
+  void resize(size_t n, const T &value = T()) { rows.resize(n, value); }
+  /// Every row's id, in order.
+  auto ids() const {
+    return llvm::map_range(llvm::seq<uint32_t>(0, size()), [](uint32_t i) { return IdT(i); });
+  }
   /// The id the next row will get.
   IdT next() const { return IdT(uint32_t(rows.size())); }
   auto begin() { return rows.begin(); }

@@ -27,7 +27,7 @@ void inlineAt(Function &into, BlockId at, size_t index, const Function &from) {
   llvm::DenseMap<WireId, WireId> map;
   map[from.body().result] = out;
   auto wire = [&](WireId w) {
-    auto [it, inserted] = map.try_emplace(w, 0);
+    auto [it, inserted] = map.try_emplace(w, NoWire);
     if (inserted)
       it->second = into.newWire(from.wires[w].name, from.wires[w].unscoped);
     return it->second;
@@ -81,12 +81,12 @@ public:
   static constexpr uint32_t None = ~0u;
 
   explicit BlockProducers(const Block &b) {
-    WireId lo = NoWire, hi = 0;
+    uint32_t lo = ~0u, hi = 0;
     size_t outs = 0;
     for (const Inst &i : b.insts)
       for (WireId o : i.outs) {
-        lo = std::min(lo, o);
-        hi = std::max(hi, o);
+        lo = std::min(lo, o.index);
+        hi = std::max(hi, o.index);
         ++outs;
       }
     if (outs == 0)
@@ -102,20 +102,20 @@ public:
         if (dense.empty())
           sparse[o] = uint32_t(k);
         else
-          dense[o - base] = uint32_t(k);
+          dense[o.index - base] = uint32_t(k);
       }
   }
 
   /// The index of the instruction that makes `w`, or None.
   uint32_t find(WireId w) const {
     if (!dense.empty())
-      return w >= base && w - base < dense.size() ? dense[w - base] : None;
+      return w.index >= base && w.index - base < dense.size() ? dense[w.index - base] : None;
     auto it = sparse.find(w);
     return it == sparse.end() ? None : it->second;
   }
 
 private:
-  WireId base = 0;
+  uint32_t base = 0;
   std::vector<uint32_t> dense;
   llvm::DenseMap<WireId, uint32_t> sparse;
 };
@@ -245,12 +245,12 @@ private:
 /// The function's text with wires numbered by first appearance: equal for
 /// functions that differ only in wire names.
 std::string canonicalText(const Function &fn) {
-  llvm::DenseMap<WireId, WireId> order;
+  llvm::DenseMap<WireId, uint32_t> order;
   std::string text;
   llvm::raw_string_ostream os(text);
   std::function<void(const Block &)> block = [&](const Block &b) {
     auto wire = [&](WireId w) {
-      auto [it, inserted] = order.try_emplace(w, WireId(order.size()));
+      auto [it, inserted] = order.try_emplace(w, uint32_t(order.size()));
       os << (fn.wires[w].unscoped ? "$" : "%") << it->second << ' ';
     };
     os << '(';

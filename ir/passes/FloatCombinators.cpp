@@ -72,7 +72,7 @@ struct Subtree {
   Value initial() const { return Value(); }
   Value transfer(const Block &b, llvm::ArrayRef<const Value *> children) const {
     Value v;
-    auto mention = [&](WireId w) { v.unscoped |= w < fn->wireCount() && fn->wires[w].unscoped; };
+    auto mention = [&](WireId w) { v.unscoped |= fn->wires.contains(w) && fn->wires[w].unscoped; };
     for (WireId p : b.params)
       mention(p);
     mention(b.result);
@@ -102,12 +102,12 @@ struct Scratch {
   BlockGraph graph;
   std::vector<OpenUses::Value> open; // by block: 0 when closed
   std::vector<Subtree::Value> subtrees; // by block, as of the start
-  std::vector<Site> producer;           // by wire
-  std::vector<TermInfo> infos;          // by the out wire of the instruction they are about
-  std::vector<int8_t> safeMemo;         // likewise; -1: not judged yet
+  IdTable<WireId, Site> producer;       // by wire
+  IdTable<WireId, TermInfo> infos;      // by the out wire of the instruction they are about
+  IdTable<WireId, int8_t> safeMemo;     // likewise; -1: not judged yet
   // Moving a term out: the new function's wires, by old wire (NoWire: not
   // made yet), and the wire tables they are made in.
-  std::vector<WireId> movedWire;
+  IdTable<WireId, WireId> movedWire;
   Function movedWires;
   llvm::SmallVector<bool, 32> member; // by instruction of the term's block
 };
@@ -182,7 +182,7 @@ private:
   /// Where `w` is made, if by an instruction of this function as it was
   /// indexed (wires made since have no producer here).
   const Site *producerOf(WireId w) const {
-    return w < producer.size() && producer[w].block ? &producer[w] : nullptr;
+    return producer.contains(w) && producer[w].block ? &producer[w] : nullptr;
   }
 
   Inst *childProducer(Block &b, WireId w) {
@@ -564,7 +564,7 @@ private:
   /// blocks that move go straight into `into`.
   struct WireMap {
     Function &from, &to, &into;
-    std::vector<WireId> &moved;
+    IdTable<WireId, WireId> &moved;
     llvm::SmallVector<WireId, 16> mapped; // the old wires `moved` has an entry for
     WireMap(Function &f, Scratch &scratch, Function &g)
         : from(f), to(scratch.movedWires), into(g), moved(scratch.movedWire) {
@@ -581,8 +581,8 @@ private:
     WireId operator()(WireId w) {
       if (w == NoWire)
         return w;
-      if (w >= moved.size())
-        moved.resize(w + 1, NoWire);
+      if (!moved.contains(w))
+        moved.resize(w.index + 1, NoWire);
       if (moved[w] == NoWire) {
         moved[w] = to.newWire(from.wires[w].name, from.wires[w].unscoped);
         mapped.push_back(w);
@@ -591,7 +591,7 @@ private:
     }
     WireId newWire(llvm::StringRef hint) { return to.newWire(hint); }
     /// Gives the wires made so far to `g`, in a table of their size.
-    void giveWires(Function &g) { g.wires.assign(to.wires.begin(), to.wires.end()); }
+    void giveWires(Function &g) { g.wires.storage().assign(to.wires.begin(), to.wires.end()); }
     Inst moveInst(Inst &&i) {
       Inst moved = std::move(i);
       for (WireId &w : moved.outs)
@@ -652,19 +652,19 @@ private:
   BlockGraph &graph;
   std::vector<OpenUses::Value> &open;
   std::vector<Subtree::Value> &subtrees;
-  std::vector<Site> &producer;
-  std::vector<TermInfo> &infos;
-  std::vector<int8_t> &safeMemo;
+  IdTable<WireId, Site> &producer;
+  IdTable<WireId, TermInfo> &infos;
+  IdTable<WireId, int8_t> &safeMemo;
   TermInfo unnamed; // of the last instruction without one out
 
   TermInfo &infoOf(WireId w) {
-    if (w >= infos.size())
-      infos.resize(w + 1);
+    if (!infos.contains(w))
+      infos.resize(w.index + 1);
     return infos[w];
   }
   int8_t &memoOf(WireId w) {
-    if (w >= safeMemo.size())
-      safeMemo.resize(w + 1, -1);
+    if (!safeMemo.contains(w))
+      safeMemo.resize(w.index + 1, -1);
     return safeMemo[w];
   }
   unsigned defSize = 0;

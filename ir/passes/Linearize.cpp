@@ -35,7 +35,7 @@ struct HandOutItem {
 struct Scratch {
   BlockGraph graph;
   std::vector<Liveness::Value> live;
-  std::vector<unsigned> uses;
+  IdTable<WireId, unsigned> uses;
   std::vector<unsigned> handedOut;
   // The copies of each wire used more than once: those of wire w are
   // copyWires[copyBegin[w] .. copyBegin[w + 1]).
@@ -305,20 +305,20 @@ namespace {
 /// let inside a let's value); a let nested deeper in an expression has its
 /// value counted at the end of its block rather than right after its body.
 template <typename Copies>
-void handOutCopies(Function &fn, unsigned originalWires, const std::vector<unsigned> &uses,
+void handOutCopies(Function &fn, unsigned originalWires, const IdTable<WireId, unsigned> &uses,
                    Copies copies, std::vector<unsigned> &handedOut, Scratch &scratch) {
   std::vector<Inst *> &defined = scratch.defined;
   defined.assign(originalWires, nullptr);
   forEachInst(fn, [&](Inst &i) {
-    if (i.outs.size() == 1 && i.outs[0] < originalWires)
-      defined[i.outs[0]] = &i;
+    if (i.outs.size() == 1 && i.outs[0].index < originalWires)
+      defined[i.outs[0].index] = &i;
   });
   // The subterm at a use: the instruction defining a wire used only there.
   auto subterm = [&](WireId w) -> Inst * {
-    if (w >= originalWires || uses[w] != 1)
+    if (w.index >= originalWires || uses[w] != 1)
       return nullptr;
     const Function::Wire &wire = fn.wires[w];
-    return wire.rank == Function::NoRank && !wire.unscoped ? defined[w] : nullptr;
+    return wire.rank == Function::NoRank && !wire.unscoped ? defined[w.index] : nullptr;
   };
   // A root walked after the block's result: the value of a let that binds
   // a name (`let * = v; body`, like a dup, has its value walked first).
@@ -326,7 +326,7 @@ void handOutCopies(Function &fn, unsigned originalWires, const std::vector<unsig
     if (i.outs.size() != 1 || subterm(i.outs[0]))
       return false;
     WireId w = i.outs[0];
-    return w >= originalWires || uses[w] != 0 || fn.wires[w].rank != Function::NoRank;
+    return w.index >= originalWires || uses[w] != 0 || fn.wires[w].rank != Function::NoRank;
   };
   using Item = HandOutItem;
   std::vector<Item> &work = scratch.walk;
@@ -343,8 +343,8 @@ void handOutCopies(Function &fn, unsigned originalWires, const std::vector<unsig
       WireId &w = *static_cast<WireId *>(item.at);
       if (Inst *def = subterm(w)) {
         pushInst(*def);
-      } else if (w < originalWires && handedOut[w] < copies(w).size()) {
-        w = copies(w)[handedOut[w]++];
+      } else if (w.index < originalWires && handedOut[w.index] < copies(w).size()) {
+        w = copies(w)[handedOut[w.index]++];
       }
       break;
     }
@@ -381,7 +381,7 @@ void handOutCopies(Function &fn, unsigned originalWires, const std::vector<unsig
 /// Gives each wire used more than once its dups and each unused one an
 /// eraser.
 void linearizeVariablesIn(Function &fn, Scratch &scratch) {
-  std::vector<unsigned> &uses = scratch.uses;
+  IdTable<WireId, unsigned> &uses = scratch.uses;
   useCounts(fn, uses);
   unsigned originalWires = fn.wireCount();
   // A wire used n > 1 times gets n copies, handed to its uses in the order
@@ -390,15 +390,18 @@ void linearizeVariablesIn(Function &fn, Scratch &scratch) {
   std::vector<WireId> &copyWires = scratch.copyWires;
   copyBegin.resize(size_t(originalWires) + 1);
   copyWires.clear();
-  for (WireId w = 0; w < originalWires; ++w) {
-    copyBegin[w] = uint32_t(copyWires.size());
+  for (WireId w : fn.wires.ids()) {
+    if (w.index >= originalWires)
+      break;
+    copyBegin[w.index] = uint32_t(copyWires.size());
     if (uses[w] > 1)
       for (unsigned k = 0; k < uses[w]; ++k)
         copyWires.push_back(fn.newWire(fn.wires[w].name));
   }
   copyBegin[originalWires] = uint32_t(copyWires.size());
   auto copies = [&](WireId w) {
-    return llvm::ArrayRef<WireId>(copyWires).slice(copyBegin[w], copyBegin[w + 1] - copyBegin[w]);
+    uint32_t k = w.index;
+    return llvm::ArrayRef<WireId>(copyWires).slice(copyBegin[k], copyBegin[k + 1] - copyBegin[k]);
   };
   std::vector<unsigned> &handedOut = scratch.handedOut;
   handedOut.assign(originalWires, 0);
@@ -424,7 +427,7 @@ void linearizeVariablesIn(Function &fn, Scratch &scratch) {
       out.push_back(std::move(dup));
     }
   };
-  auto needsMaking = [&](WireId w) { return w < originalWires && uses[w] != 1; };
+  auto needsMaking = [&](WireId w) { return w.index < originalWires && uses[w] != 1; };
   forEachBlock(fn, [&](Block &b) {
     // Most blocks define only wires used once: they stay as they are.
     if (llvm::none_of(b.params, needsMaking) &&

@@ -186,8 +186,8 @@ TEST_CASE("liveness gives an arm the outer variables it uses") {
 TEST_CASE("use counts count every use, nested blocks included") {
   Compiled c = toHir("main = λx λf (f x λy (x y))");
   Function &main = *c.hir->find("main");
-  std::vector<unsigned> uses = useCounts(main);
-  for (WireId w = 0; w < main.wireCount(); ++w)
+  IdTable<WireId, unsigned> uses = useCounts(main);
+  for (WireId w : main.wires.ids())
     if (main.wires[w].name == "x")
       CHECK(uses[w] == 2);
 }
@@ -195,9 +195,9 @@ TEST_CASE("use counts count every use, nested blocks included") {
 TEST_CASE("use counts count an unscoped variable's uses outside its λ, and none for an unused one") {
   Compiled c = toHir("main = (λ$y λu 1, λa ($y a))");
   Function &main = *c.hir->find("main");
-  std::vector<unsigned> uses = useCounts(main);
+  IdTable<WireId, unsigned> uses = useCounts(main);
   bool sawY = false, sawU = false;
-  for (WireId w = 0; w < main.wireCount(); ++w) {
+  for (WireId w : main.wires.ids()) {
     if (main.wires[w].unscoped && main.wires[w].name == "y") {
       CHECK(uses[w] == 1); // in the other element of the pair
       sawY = true;
