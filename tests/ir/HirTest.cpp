@@ -159,6 +159,43 @@ TEST_CASE("the verifier reports a wire nobody defines") {
   CHECK(!problems.empty());
 }
 
+TEST_CASE("the verifier reports a block held twice, the body held, or a block that does not exist") {
+  Compiled c = toHir("main = λn switch n { 0: 1; _: λp p }");
+  Function &main = *c.hir->find("main");
+  Inst *swi = findFirst(main, InstKind::Swi);
+  REQUIRE(swi);
+  auto mentionsBlocks = [&] {
+    std::vector<std::string> problems = verify(*c.hir);
+    return problems.size() == 1 && problems[0].find("a block is held twice") != std::string::npos;
+  };
+  BlockId zero = swi->blocks[0];
+  SUBCASE("twice") { swi->blocks[1] = zero; }
+  SUBCASE("the body") { swi->blocks[1] = Function::Body; }
+  SUBCASE("missing") { swi->blocks[1] = BlockId(main.blocks.size() + 5); }
+  CHECK(mentionsBlocks());
+}
+
+TEST_CASE("floating moves a term's blocks into the new function and leaves none behind held") {
+  // The λ inside the pair is closed: it floats with its body block.
+  Compiled c = toHir("main = (λa λb (a b), 7)\nf = λx ((λy λz (z y)) x)");
+  linearize(*c.hir);
+  floatCombinators(*c.hir);
+  requireValid(*c.hir);
+  CHECK(llvm::any_of(c.hir->functions, [](const Function &fn) { return fn.generated; }));
+  for (Function &fn : c.hir->functions) {
+    // Every block the function's table holds beside the body is either held
+    // by an instruction of the function or left empty.
+    std::vector<bool> held(fn.blocks.size(), false);
+    forEachInst(fn, [&](Inst &i) {
+      for (BlockId b : i.blocks)
+        held[b.index] = true;
+    });
+    for (BlockId b : fn.blocks.ids())
+      if (b != Function::Body && !held[b.index])
+        CHECK_MESSAGE(fn.block(b).insts.empty(), fn.name.str());
+  }
+}
+
 TEST_CASE("the verifier reports a switch arm that uses an outer variable once matches are linear") {
   Compiled c = toHir("main = λn λy switch n { 0: y; _: λp p }");
   c.hir->invariants.matchesLinearized = true;
