@@ -4,6 +4,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstring>
+
 namespace bendc::ast {
 
 Category categoryOf(NodeKind kind) {
@@ -20,6 +22,34 @@ llvm::StringRef nodeKindName(NodeKind kind) {
 #include "frontend/Ast.def"
   };
   return table[unsigned(kind)];
+}
+
+static bool isNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == '/' || c == '-';
+}
+
+llvm::SMRange spelledAt(llvm::SMLoc at, llvm::StringRef name) {
+  if (!at.isValid() || name.empty() || std::strncmp(at.getPointer(), name.data(), name.size()) != 0 ||
+      isNameChar(at.getPointer()[name.size()]))
+    return {};
+  return llvm::SMRange(at, llvm::SMLoc::getFromPointer(at.getPointer() + name.size()));
+}
+
+llvm::SMRange spelledIn(SourceRange within, llvm::StringRef name) {
+  if (!within.begin.isValid() || !within.end.isValid() || name.empty() ||
+      within.end.getPointer() < within.begin.getPointer())
+    return {};
+  llvm::StringRef text(within.begin.getPointer(),
+                       size_t(within.end.getPointer() - within.begin.getPointer()));
+  for (size_t at = text.find(name); at != llvm::StringRef::npos; at = text.find(name, at + 1)) {
+    bool startOk = at == 0 || !isNameChar(text[at - 1]);
+    size_t end = at + name.size();
+    bool endOk = end >= text.size() || !isNameChar(text[end]);
+    if (startOk && endOk)
+      return spelledAt(llvm::SMLoc::getFromPointer(text.data() + at), name);
+  }
+  return {};
 }
 
 void printType(llvm::raw_ostream &os, const TypeExpr *t, bool nested) {

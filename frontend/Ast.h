@@ -495,6 +495,13 @@ struct Module {
 /// A type in imp syntax: `List(T) -> (u24, a)`.
 void printType(llvm::raw_ostream &os, const TypeExpr *type, bool nested = false);
 
+/// Where `name` is written at `at` (as a whole word); invalid when the text
+/// there spells something else. Nodes keep one range for a whole construct: this finds a
+/// name inside it, for an editor.
+llvm::SMRange spelledAt(llvm::SMLoc at, llvm::StringRef name);
+/// The first whole-word `name` inside `within`; invalid when there is none.
+llvm::SMRange spelledIn(SourceRange within, llvm::StringRef name);
+
 /// An indented dump, one node per line with its line:col, for `--emit=ast`.
 void printModule(llvm::raw_ostream &os, const Module &module, const llvm::SourceMgr &sm);
 

@@ -8,6 +8,7 @@
 #include "ir/Core.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
@@ -116,6 +117,56 @@ struct TypingFacts {
   SourceRange firstArgument;
 };
 
+/// What the desugarer decided about the names of one file, for an editor:
+/// each local binder the source wrote, and each name it resolved, to one of
+/// them or to a global. Scoping is the desugarer's alone; an index reads it
+/// here. Filled only where a Desugarer is given one.
+struct ResolvedNames {
+  static constexpr uint32_t NoLocal = ~0u;
+  struct Local {
+    llvm::StringRef name; // as the source spells it: `x`, `x.head`, `n-1`, `$x`
+    llvm::SMRange at;     // where it is bound
+    llvm::SMLoc end;      // the furthest place it is visible
+    bool foldResult = false; // a fold's recursive field: the fold's result on it
+    uint32_t sameAs = NoLocal; // another local this one turned out to be
+  };
+  struct Use {
+    llvm::SMRange at;
+    uint32_t local = NoLocal; // or, when NoLocal, the global:
+    llvm::StringRef global;   // a definition, constructor or type
+  };
+  const FileScope *file = nullptr; // the file whose names are recorded
+  std::vector<Local> locals;
+  std::vector<Use> uses;
+  /// The annotations of the file's definitions, local ones included.
+  std::vector<const ast::TypeExpr *> types;
+
+  /// The local bound at `at` as `name`, made on first sight: a piece of
+  /// source desugared twice (a rule body copied into several arms) binds
+  /// the same local.
+  uint32_t local(llvm::StringRef name, llvm::SMRange at);
+  /// A name at `at` means `local` (or `global`); the first meaning of a
+  /// place is kept.
+  void use(llvm::SMRange at, uint32_t local, llvm::StringRef global = {});
+  /// The local `id` is, after merges.
+  uint32_t find(uint32_t id) const {
+    while (locals[id].sameAs != NoLocal)
+      id = locals[id].sameAs;
+    return id;
+  }
+  /// `from` and `into` are one variable (what the branches of an `if`
+  /// assign), known by `into`'s binder.
+  void merge(uint32_t from, uint32_t into);
+  /// The binder written at `at` as `name` binds `local` again (`x += 1`).
+  void same(llvm::StringRef name, llvm::SMRange at, uint32_t local) {
+    localAt.try_emplace({at.Start.getPointer(), name.data()}, local);
+  }
+
+private:
+  llvm::DenseMap<std::pair<const char *, const char *>, uint32_t> localAt;
+  llvm::DenseSet<const char *> used;
+};
+
 /// Desugars the definitions of a book into a Core program.
 class Desugarer {
 public:
@@ -131,6 +182,11 @@ public:
   /// emitted) body becomes `(body args...)`.
   void applyArguments(const DefData &entry, llvm::ArrayRef<ast::Expr *> args);
   const TypingFacts &typingFacts() const { return facts; }
+  /// Records the names of `names->file` in `names` from now on.
+  void recordNames(ResolvedNames *names) { recorded = names; }
+  /// A definition the book does not hold (a second one of a name): its
+  /// names are recorded all the same, with nothing else made or reported.
+  void recordNamesOf(ast::FunDecl *fun, FileScope &file);
 
 private:
   /// Records in Program::refs what the definitions made since the last
@@ -156,6 +212,7 @@ private:
     Lift *lift = nullptr;
     unsigned uses = 0;
     SourceRange range;
+    uint32_t symbol = ResolvedNames::NoLocal; // the source binder it stands for, when recorded
     bool warnUnused = false;
   };
   struct Lift {
@@ -191,7 +248,8 @@ private:
   void bindUse(llvm::StringRef name, core::Term *value, SourceRange range);
   void pop(size_t mark);
   size_t mark() const { return scope.size(); }
-  core::Term *lookup(llvm::StringRef name, SourceRange range);
+  /// `note`: a name the source wrote, recorded where names are.
+  core::Term *lookup(llvm::StringRef name, SourceRange range, bool note = true);
   /// The Core variable `coreName` as seen from here (captured by the lifts
   /// crossed), whatever source name it is bound by.
   core::Term *lookupCore(llvm::StringRef coreName, SourceRange range);
@@ -208,6 +266,44 @@ private:
   /// The Core variable `v`, captured by `crossed` (when a lift was crossed).
   core::Term *capturedVar(llvm::StringRef v, Lift *crossed, SourceRange range);
   llvm::StringRef resolve(llvm::StringRef name) const { return book.resolve(*file, name); }
+
+  // ---- recorded names (see ResolvedNames) -------------------------------------
+  // Each does nothing unless names are recorded.
+  /// The local written at `at` as `name`, visible up to scopeEnd.
+  uint32_t declare(llvm::StringRef name, llvm::SMRange at);
+  /// The innermost binding, just made, is the source binder of `name`,
+  /// written in `where` (as `written`, when it is not spelled `name`).
+  void declared(llvm::StringRef name, SourceRange where, llvm::StringRef written = {});
+  void declaredAt(llvm::StringRef name, llvm::SMRange at);
+  /// The innermost binding, just made, stands for `symbol`, the local a name
+  /// meant before it (`match x` rebinding `x` in its arms, `x += 1`).
+  void continues(uint32_t symbol);
+  /// The local that `name` means here.
+  uint32_t symbolOf(llvm::StringRef name) const;
+  /// `name`, written in `where`, means the global `global`.
+  void noteGlobal(llvm::StringRef name, SourceRange where, llvm::StringRef global);
+  void noteUnscoped(llvm::StringRef name, SourceRange range, bool binder);
+  /// Ties the uses of each unscoped variable of the definition to its binder.
+  void resolveUnscoped();
+  /// Binds the variables of `pat` where nothing else does (an assignment no
+  /// statement follows, a rule never reached), so that they are recorded;
+  /// in a `rule`, a name of a constructor is one.
+  void recordPattern(ast::Pat *pat, bool rule = false);
+  /// Desugars a piece of source given up on after an error anyway, for its
+  /// names alone: nothing is reported, and nothing made is kept.
+  void recover(llvm::function_ref<void()> walk);
+  unsigned recovering = 0; // recover calls under way
+  /// Where the bindings made now stop being visible (for an editor).
+  llvm::SMLoc scopeEnd;
+  struct ScopeEnd {
+    ScopeEnd(Desugarer &d, llvm::SMLoc end) : d(d), saved(d.scopeEnd) {
+      if (end.isValid())
+        d.scopeEnd = end;
+    }
+    ~ScopeEnd() { d.scopeEnd = saved; }
+    Desugarer &d;
+    llvm::SMLoc saved;
+  };
   llvm::StringRef fresh(llvm::StringRef base);
 
   // ---- lifting --------------------------------------------------------------
@@ -279,6 +375,7 @@ private:
     CtrData *ctr;
     const ast::Arm *arm; // null: nothing covers this constructor
     bool viaDefault;
+    llvm::SMLoc end = {}; // where the arm's names stop being visible
   };
   /// Resolves the arms of a match to the constructors of one type.
   bool planMatch(llvm::ArrayRef<ast::Arm> arms, SourceRange range, std::vector<ArmPlan> &plan);
@@ -291,19 +388,36 @@ private:
   /// `body()` with `bind` (if any) standing for `value` (a Use binding): as in
   /// Bend, inside a switch's arms the matched name means the number the arm
   /// stands for, so arms never duplicate the scrutinee.
-  core::Term *withSwitchValue(llvm::StringRef bind, core::Term *value, SourceRange range,
-                              llvm::function_ref<core::Term *()> body);
+  core::Term *withSwitchValue(llvm::StringRef bind, uint32_t bindSymbol, core::Term *value,
+                              SourceRange range, llvm::function_ref<core::Term *()> body);
+  /// `predAt`: the default case, where `predName` is written.
   core::Term *switchChain(core::Term *arg, unsigned cases, llvm::function_ref<core::Term *(unsigned)> arm,
                           llvm::function_ref<core::Term *(llvm::StringRef)> defaultArm,
-                          llvm::StringRef predName, llvm::SMLoc loc);
+                          llvm::StringRef predName, llvm::SMLoc loc, SourceRange predAt = {});
   /// A `match` or `fold` (expression or statement) whose cases' bodies
   /// `bodyOf` desugars.
   core::Term *matchTerm(llvm::StringRef bind, ast::Expr *arg, llvm::ArrayRef<ast::Binding> with,
                         llvm::ArrayRef<ast::Arm> arms, bool isFold, SourceRange range,
                         llvm::function_ref<core::Term *(const ast::Arm &)> bodyOf);
-  core::Term *matchArms(llvm::StringRef bind, core::Term *scrutinee, const std::vector<ArmPlan> &plan,
-                        AdtData *adt, llvm::function_ref<core::Term *(const ast::Arm &)> body,
-                        Lift *fold, llvm::SMLoc loc);
+  /// `bindSymbol`: the local that `bind` is (see matchSymbol).
+  core::Term *matchArms(llvm::StringRef bind, uint32_t bindSymbol, core::Term *scrutinee,
+                        const std::vector<ArmPlan> &plan, AdtData *adt,
+                        llvm::function_ref<core::Term *(const ast::Arm &)> body, Lift *fold,
+                        llvm::SMLoc loc);
+  /// One case of matchArms: the constructor's fields bound around its body.
+  core::Term *armTerm(llvm::StringRef bind, uint32_t bindSymbol, const ArmPlan &p,
+                      llvm::function_ref<core::Term *(const ast::Arm &)> body, Lift *fold,
+                      llvm::SMLoc loc);
+  /// The local that a match's or switch's name `bind` is in its arms, where
+  /// names are recorded.
+  uint32_t matchSymbol(llvm::StringRef bind, ast::Expr *arg, SourceRange range);
+  /// The locals that the `with` variables of a match or switch are.
+  std::vector<uint32_t> withSymbols(llvm::ArrayRef<ast::Binding> with);
+  /// After an error in a match's arms: each (but those `planned`)
+  /// desugared for its names.
+  void recoverArms(llvm::StringRef bind, uint32_t bindSymbol, llvm::ArrayRef<ast::Arm> arms,
+                   SourceRange range, llvm::function_ref<core::Term *(const ast::Arm &)> bodyOf,
+                   const std::vector<ArmPlan> *planned = nullptr);
 
   // ---- imp statements ---------------------------------------------------------
   struct BlockValue {
@@ -319,6 +433,12 @@ private:
   core::Term *continueWith(ast::Pat *pat, core::Term *value, ast::Block stmts, size_t index,
                            BlockValue &out);
   bool samePattern(ast::Pat *a, ast::Pat *b) const;
+  /// `name`, written in `range`, is assigned anew from its old value
+  /// (`x += 1`, `m[k] = v`): the same local to an editor.
+  void updates(llvm::StringRef name, SourceRange range);
+  /// Where the branches of a statement assign the same variables, those of
+  /// `other` are the ones `first` binds.
+  void sameVariables(ast::Pat *first, ast::Pat *other);
   core::Term *wrapMapGets(size_t from, core::Term *body);
 
   // ---- equations --------------------------------------------------------------
@@ -357,6 +477,14 @@ public:
 private:
   llvm::StringMap<Unscoped> unscoped;
   void checkUnscoped();
+  ResolvedNames *recorded = nullptr; // given by the caller
+  ResolvedNames *record = nullptr;   // recorded, in its file; else null
+  struct UnscopedName {
+    llvm::StringRef name;
+    SourceRange range;
+    bool binder;
+  };
+  std::vector<UnscopedName> unscopedNames; // of the definition, where recorded
   core::Term *clone(core::Term *t);
   core::Term *cloneNode(core::Term *t);
   TypingFacts facts;

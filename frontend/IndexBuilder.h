@@ -15,9 +15,10 @@ class SourceMgr;
 namespace bendc::frontend {
 
 /// Declarations of every file in `files`, and the references and local
-/// variables of `mainFile`, with the types `types` holds.
+/// variables of `mainFile` as the desugarer resolved them (`names`), with
+/// the types `types` holds.
 void buildIndex(ProgramIndex &index, const llvm::SourceMgr &sm, const Book &book,
                 llvm::ArrayRef<const FileScope *> files, const FileScope &mainFile,
-                TypeInfo types);
+                const ResolvedNames &names, TypeInfo types);
 
 } // namespace bendc::frontend

@@ -607,6 +607,11 @@ std::unique_ptr<core::Program> buildProgram(llvm::SourceMgr &sm, unsigned mainBu
     loader.registerAll();
   }
   Desugarer desugarer(book, *prog, diags);
+  // An editor's index is built from what the desugarer resolves.
+  ResolvedNames names;
+  names.file = mainFile;
+  if (index)
+    desugarer.recordNames(&names);
   {
     PhaseTimer timer("desugar", "Desugaring to Core");
     desugarer.emitConstructors();
@@ -621,6 +626,13 @@ std::unique_ptr<core::Program> buildProgram(llvm::SourceMgr &sm, unsigned mainBu
     }
     if (!args.empty())
       applyArguments(desugarer, book, *mainFile, opts.entryPoint, args, diags);
+    if (index)
+      for (ast::Decl *d : mainFile->module.decls)
+        if (auto *fun = llvm::dyn_cast<ast::FunDecl>(d)) {
+          auto it = book.defs.find(qualify(mainFile->prefix, fun->name));
+          if (it == book.defs.end() || it->second.fun != fun)
+            desugarer.recordNamesOf(fun, *mainFile); // a second definition of a name
+        }
   }
   if (!diags.hasErrors()) {
     PhaseTimer timer("check-program", "Checking references and main");
@@ -635,7 +647,7 @@ std::unique_ptr<core::Program> buildProgram(llvm::SourceMgr &sm, unsigned mainBu
     std::vector<const FileScope *> files;
     for (const auto &f : loader.files)
       files.push_back(f.get());
-    buildIndex(*index, sm, book, files, *mainFile, std::move(types));
+    buildIndex(*index, sm, book, files, *mainFile, names, std::move(types));
   }
   return prog;
 }

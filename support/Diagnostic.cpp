@@ -89,6 +89,10 @@ void DiagnosticEngine::setWarningAction(DiagKind kind, WarningAction action) {
 
 Diagnostic &DiagnosticEngine::report(DiagKind kind, llvm::SMRange range, std::string message) {
   Severity severity = diagKindSeverity(kind);
+  if (muted) {
+    discarded = Diagnostic{kind, severity, range, std::move(message), {}};
+    return discarded;
+  }
   if (!warningName(kind).empty()) {
     switch (actions[unsigned(kind)]) {
     case WarningAction::Allow:

@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace bendc {
@@ -73,6 +74,11 @@ public:
   void setWarningAction(DiagKind kind, WarningAction action);
   WarningAction warningAction(DiagKind kind) const { return actions[unsigned(kind)]; }
 
+  /// While muted, reports are dropped and counted nowhere: a phase that
+  /// walks code it gave up on only to learn its names (for an editor)
+  /// reports nothing there. Returns whether it was muted before.
+  bool setMuted(bool m) { return std::exchange(muted, m); }
+
 private:
   llvm::SourceMgr &sources;
   std::vector<Diagnostic> diags;
@@ -85,6 +91,7 @@ private:
   // several match arms); each diagnostic is still reported once.
   std::set<std::tuple<unsigned, const char *, std::string>> seen;
   unsigned errorCount = 0;
+  bool muted = false;
 };
 
 } // namespace bendc

@@ -35,6 +35,8 @@ void Desugarer::checkUnscoped() {
 
 void Desugarer::emitDefinition(DefData &def) {
   file = def.file;
+  record = recorded && recorded->file == file ? recorded : nullptr;
+  scopeEnd = {};
   defName = def.name;
   localParent = defName;
   localDefsDone = 0;
@@ -66,6 +68,7 @@ void Desugarer::emitDefinition(DefData &def) {
   if (!mapGets.empty())
     body = wrapMapGets(0, body);
   checkUnscoped();
+  resolveUnscoped();
   // Its place comes after those of the definitions it lifted out.
   TypingFacts::set(facts.defs, prog.defs.size(), known);
   def.coreIndex = uint32_t(prog.defs.size());
@@ -123,6 +126,7 @@ void Desugarer::applyArguments(const DefData &entry, llvm::ArrayRef<Expr *> args
   // The entry's body changes: what it refers to is found again later.
   prog.refs = core::ProgramRefs();
   file = entry.file;
+  record = nullptr; // the arguments are no file's
   // Lifted out of an argument, a definition is named after it; the entry's
   // own lifts keep their names.
   liftCount = 0;

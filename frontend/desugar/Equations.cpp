@@ -61,6 +61,8 @@ private:
   NPat *ctrPat(StringRef global, std::vector<NPat *> args, SourceRange r);
   Term *compile(std::vector<StringRef> args, std::vector<Row> rows, std::vector<StringRef> with);
   Term *leaf(Row &row);
+  /// A rule the compiled match never reaches, desugared for its names.
+  void recoverRule(const Rule &rule);
   Term *ctrColumn(std::vector<StringRef> &args, std::vector<Row> &rows, AdtData *adt,
                   const std::vector<StringRef> &with);
   Term *numColumn(std::vector<StringRef> &args, std::vector<Row> &rows,
@@ -109,8 +111,10 @@ NPat *MatchCompiler::normalize(Pat *p) {
   using llvm::dyn_cast;
   if (auto *v = dyn_cast<VarPat>(p)) {
     StringRef g = v->name.empty() ? StringRef() : d.resolve(v->name);
-    if (!g.empty() && d.book.ctrs.count(g))
+    if (!g.empty() && d.book.ctrs.count(g)) {
+      d.noteGlobal(v->name, p->range, g);
       return ctrPat(g, {}, p->range);
+    }
     NPat *n = make(NPat::Var, p->range);
     n->name = v->name;
     return n;
@@ -120,6 +124,8 @@ NPat *MatchCompiler::normalize(Pat *p) {
     for (Pat *a : c->args)
       args.push_back(normalize(a));
     StringRef g = d.resolve(c->name);
+    if (!g.empty() && d.book.ctrs.count(g))
+      d.noteGlobal(c->name, p->range, g);
     return ctrPat(g.empty() ? c->name : g, std::move(args), p->range);
   }
   if (auto *n = dyn_cast<NumPat>(p)) {
@@ -274,6 +280,7 @@ Term *MatchCompiler::leaf(Row &row) {
     return d.era(rule.range.begin);
   }
   reached[row.rule] = true;
+  Desugarer::ScopeEnd visible(d, rule.range.end.isValid() ? rule.range.end : fun->range.end);
   size_t m = d.mark();
   std::vector<std::pair<StringRef, Term *>> lets;
   std::set<size_t> unscopedLets;
@@ -284,18 +291,21 @@ Term *MatchCompiler::leaf(Row &row) {
       u.binders.insert(b.range.begin.getPointer());
       if (!u.first.isValid())
         u.first = b.range;
+      d.noteUnscoped(b.name, b.range, true);
       lets.emplace_back(b.name, d.var(b.alias, loc));
       unscopedLets.insert(lets.size() - 1);
       continue;
     }
     if (!b.alias.empty()) {
       d.bindAlias(b.name, b.alias, b.range);
+      d.declared(b.name, b.range);
       continue;
     }
     Term *value = b.value;
     if (value) {
       // Built before the rule's own bindings: resolve its variables first.
       lets.emplace_back(d.bindVar(b.name, b.range), value);
+      d.declared(b.name, b.range);
       continue;
     }
     if (b.ctr) {
@@ -308,6 +318,7 @@ Term *MatchCompiler::leaf(Row &row) {
         value = d.prog.make<core::PairTerm>(b.pair, loc, d.var(b.parts[i], loc), value);
     }
     lets.emplace_back(d.bindVar(b.name, b.range), value);
+    d.declared(b.name, b.range);
   }
   Term *body = d.expr(rule.body);
   d.pop(m);
@@ -587,6 +598,18 @@ Term *MatchCompiler::pairColumn(std::vector<StringRef> &args, std::vector<Row> &
   return body;
 }
 
+void MatchCompiler::recoverRule(const Rule &rule) {
+  d.recover([&] {
+    Desugarer::ScopeEnd visible(d, rule.range.end.isValid() ? rule.range.end : fun->range.end);
+    size_t m = d.mark();
+    for (Pat *p : rule.pats)
+      d.recordPattern(p, /*rule=*/true);
+    if (rule.body)
+      (void)d.expr(rule.body);
+    d.pop(m);
+  });
+}
+
 Term *MatchCompiler::run() {
   SMLoc loc = fun->range.begin;
   if (fun->rules.empty()) {
@@ -599,6 +622,8 @@ Term *MatchCompiler::run() {
     if (r.pats.size() != arity) {
       d.diags.report(DiagKind::InvalidPattern, r.range.toSM(),
                      "all rules of '" + fun->name.str() + "' must have the same number of patterns");
+      for (const Rule &rule : fun->rules)
+        recoverRule(rule);
       return d.era(loc);
     }
   std::vector<Row> rows;
@@ -617,8 +642,11 @@ Term *MatchCompiler::run() {
                          ("'" + names[a].first + "' is bound twice in this rule").str());
     rows.push_back(std::move(r));
   }
-  if (failed)
+  if (failed) {
+    for (const Rule &rule : fun->rules)
+      recoverRule(rule);
     return d.era(loc);
+  }
   // Parameters keep their names when every rule binds the same plain variable.
   std::vector<StringRef> args;
   for (size_t c = 0; c < arity; ++c) {
@@ -645,11 +673,39 @@ Term *MatchCompiler::run() {
     if (!reached[i] && !reportedMissing)
       d.diags.report(DiagKind::UnreachableCase, fun->rules[i].range.toSM(),
                      "this rule of '" + fun->name.str() + "' is never reached");
+  for (unsigned i = 0; i < reached.size(); ++i)
+    if (!reached[i])
+      recoverRule(fun->rules[i]);
   return body;
+}
+
+/// The type annotations in `p`, for an editor.
+static void patternTypes(Pat *p, std::vector<const TypeExpr *> &out) {
+  if (auto *v = llvm::dyn_cast_or_null<VarPat>(p)) {
+    if (v->type)
+      out.push_back(v->type);
+  } else if (auto *s = llvm::dyn_cast_or_null<SeqPat>(p)) {
+    for (Pat *e : s->elems)
+      patternTypes(e, out);
+  } else if (auto *c = llvm::dyn_cast_or_null<CtrPat>(p)) {
+    for (Pat *a : c->args)
+      patternTypes(a, out);
+  }
 }
 
 core::Term *Desugarer::function(FunDecl *f) {
   SMLoc loc = f->range.begin;
+  ScopeEnd visible(*this, f->range.end);
+  if (record) {
+    if (f->sig)
+      record->types.push_back(f->sig);
+    for (const Param &p : f->params)
+      if (p.type)
+        record->types.push_back(p.type);
+    for (const Rule &r : f->rules)
+      for (Pat *p : r.pats)
+        patternTypes(p, record->types);
+  }
   if (!f->imp)
     return MatchCompiler(*this, f).run();
   size_t m = mark();
@@ -657,6 +713,12 @@ core::Term *Desugarer::function(FunDecl *f) {
   for (const Param &p : f->params)
     params.push_back(bindVar(p.name, p.range, true));
   BlockValue v = block(f->body, 0);
+  if (v.assigned) {
+    // (An error below.) Its names are still the variables it assigns.
+    size_t assigned = mark();
+    recordPattern(v.assigned);
+    pop(assigned);
+  }
   pop(m);
   if (v.assigned || !v.ok)
     diags.report(DiagKind::MissingReturn, f->nameRange.toSM(),

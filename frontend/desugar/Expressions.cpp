@@ -28,6 +28,7 @@ core::Term *Desugarer::expr(Expr *e) {
     u.uses.insert(loc.getPointer());
     if (!u.first.isValid())
       u.first = e->range;
+    noteUnscoped(c->name, e->range, false);
     return prog.make<core::LinkTerm>(loc, prog.save(c->name));
   }
   case NodeKind::EraExpr:
@@ -74,8 +75,10 @@ core::Term *Desugarer::expr(Expr *e) {
   case NodeKind::UseExpr: {
     auto *u = cast<UseExpr>(e);
     Term *value = expr(u->value);
+    ScopeEnd visible(*this, e->range.end);
     size_t m = mark();
     bindUse(u->name, value, e->range);
+    declared(u->name, e->range);
     Term *next = expr(u->next);
     pop(m);
     return next;
@@ -83,6 +86,7 @@ core::Term *Desugarer::expr(Expr *e) {
   case NodeKind::AskExpr: {
     auto *a = cast<AskExpr>(e);
     Term *value = expr(a->value);
+    ScopeEnd visible(*this, e->range.end);
     return askExpr(a->pat, value, [&] { return expr(a->next); }, e->range);
   }
   case NodeKind::MatchExpr:
@@ -99,6 +103,7 @@ core::Term *Desugarer::expr(Expr *e) {
   }
   case NodeKind::BendExpr: {
     auto *be = cast<BendExpr>(e);
+    ScopeEnd visible(*this, e->range.end);
     return bendTerm(be->state, be->cond, e->range, [&] { return expr(be->step); },
                     [&] { return expr(be->base); });
   }
@@ -109,6 +114,7 @@ core::Term *Desugarer::expr(Expr *e) {
                     [&] { return expr(cast<WithExpr>(e)->body); });
   case NodeKind::LocalDefExpr: {
     auto *d = cast<LocalDefExpr>(e);
+    ScopeEnd visible(*this, e->range.end);
     return localDef(d->def, [&] { return expr(d->next); });
   }
   case NodeKind::MapExpr:
@@ -186,6 +192,7 @@ core::Term *Desugarer::tuple(llvm::ArrayRef<Expr *> elems, TermKind kind, Source
 
 core::Term *Desugarer::lambda(LamExpr *e) {
   SMLoc loc = at(e->range);
+  ScopeEnd visible(*this, e->range.end);
   if (auto *v = llvm::dyn_cast<VarPat>(e->param)) {
     size_t m = mark();
     StringRef name = v->name.empty() ? v->name : bindVar(v->name, v->range, true);
@@ -198,6 +205,7 @@ core::Term *Desugarer::lambda(LamExpr *e) {
     u.binders.insert(c->range.begin.getPointer());
     if (!u.first.isValid())
       u.first = c->range;
+    noteUnscoped(c->name, c->range, true);
     return prog.make<core::LamTerm>(loc, prog.save(c->name), true, expr(e->body));
   }
   StringRef p = fresh("lam");
@@ -221,6 +229,18 @@ core::Term *Desugarer::application(Expr *fun, llvm::ArrayRef<Expr *> args,
   StringRef g = v ? resolve(v->name) : StringRef();
   std::vector<std::string> names;
   auto def = g.empty() ? book.defs.end() : book.defs.find(g);
+  if (def != book.defs.end() || (!g.empty() && book.ctrs.count(g)))
+    noteGlobal(v->name, v->range, g);
+  // After an error, the arguments are desugared for their names alone.
+  auto recoverArguments = [&] {
+    recover([&] {
+      for (Expr *a : args)
+        (void)expr(a);
+      for (const ast::Binding &k : kwargs)
+        if (k.value)
+          (void)expr(k.value);
+    });
+  };
   if (!g.empty() && book.ctrs.count(g)) {
     names = book.ctrs[g]->fields;
   } else if (def != book.defs.end() && def->second.fun && def->second.fun->imp) {
@@ -230,11 +250,13 @@ core::Term *Desugarer::application(Expr *fun, llvm::ArrayRef<Expr *> args,
   } else {
     diags.report(DiagKind::InvalidArgument, range.toSM(),
                  "named arguments need a call to a definition or constructor by name");
+    recoverArguments();
     return era(loc);
   }
   std::vector<Expr *> slots(names.size(), nullptr);
   if (args.size() > names.size()) {
     diags.report(DiagKind::InvalidArgument, range.toSM(), "too many arguments for '" + g.str() + "'");
+    recoverArguments();
     return era(loc);
   }
   for (size_t i = 0; i < args.size(); ++i)
@@ -244,6 +266,7 @@ core::Term *Desugarer::application(Expr *fun, llvm::ArrayRef<Expr *> args,
     if (it == names.end() || slots[it - names.begin()]) {
       diags.report(DiagKind::InvalidArgument, k.range.toSM(),
                    "'" + g.str() + "' has no parameter '" + k.name.str() + "' left to name");
+      recoverArguments();
       return era(loc);
     }
     slots[it - names.begin()] = k.value;
@@ -253,6 +276,7 @@ core::Term *Desugarer::application(Expr *fun, llvm::ArrayRef<Expr *> args,
     if (!slots[i]) {
       diags.report(DiagKind::InvalidArgument, range.toSM(),
                    "missing argument '" + names[i] + "' in the call to '" + g.str() + "'");
+      recoverArguments();
       return era(loc);
     }
     t = app(t, expr(slots[i]), loc);
@@ -264,11 +288,20 @@ core::Term *Desugarer::application(Expr *fun, llvm::ArrayRef<Expr *> args,
 core::Term *Desugarer::ctrLiteral(CtrExpr *e) {
   SMLoc loc = at(e->range);
   StringRef g = resolve(e->name);
+  auto recoverFields = [&] {
+    recover([&] {
+      for (const ast::Binding &f : e->fields)
+        if (f.value)
+          (void)expr(f.value);
+    });
+  };
   if (g.empty() || !book.ctrs.count(g)) {
     diags.report(DiagKind::UnboundReference, e->range.toSM(),
                  "constructor '" + e->name.str() + "' is not defined");
+    recoverFields();
     return era(loc);
   }
+  noteGlobal(e->name, e->range, g);
   CtrData *ctr = book.ctrs[g];
   std::vector<Expr *> slots(ctr->fields.size(), nullptr);
   for (const ast::Binding &f : e->fields) {
@@ -276,6 +309,7 @@ core::Term *Desugarer::ctrLiteral(CtrExpr *e) {
     if (it == ctr->fields.end() || slots[it - ctr->fields.begin()]) {
       diags.report(DiagKind::InvalidArgument, f.range.toSM(),
                    "constructor '" + g.str() + "' has no field '" + f.name.str() + "' left to set");
+      recoverFields();
       return era(loc);
     }
     slots[it - ctr->fields.begin()] = f.value;
@@ -285,6 +319,7 @@ core::Term *Desugarer::ctrLiteral(CtrExpr *e) {
     if (!slots[i]) {
       diags.report(DiagKind::WrongFieldCount, e->range.toSM(),
                    "missing field '" + ctr->fields[i] + "' of constructor '" + g.str() + "'");
+      recoverFields();
       return era(loc);
     }
     t = app(t, expr(slots[i]), loc);
@@ -295,6 +330,7 @@ core::Term *Desugarer::ctrLiteral(CtrExpr *e) {
 
 core::Term *Desugarer::letExpr(LetExpr *e) {
   Term *value = expr(e->value);
+  ScopeEnd visible(*this, e->range.end);
   return bindPattern(e->pat, value, [&] { return expr(e->next); });
 }
 
@@ -329,6 +365,7 @@ core::Term *Desugarer::bindPattern(Pat *pat, Term *value, llvm::function_ref<Ter
     u.binders.insert(c->range.begin.getPointer());
     if (!u.first.isValid())
       u.first = c->range;
+    noteUnscoped(c->name, c->range, true);
     return prog.make<core::LetTerm>(loc, prog.save(c->name), true, value, rest());
   }
   auto *seq = llvm::dyn_cast<SeqPat>(pat);
@@ -339,8 +376,11 @@ core::Term *Desugarer::bindPattern(Pat *pat, Term *value, llvm::function_ref<Ter
     std::vector<std::pair<StringRef, SourceRange>> names;
     collectPatternVars(pat, names);
     size_t m = mark();
-    for (auto &[n, r] : names)
+    for (auto &[n, r] : names) {
+      StringRef written = n;
       n = bindVar(n, r);
+      declared(written, r);
+    }
     Term *body = rest();
     pop(m);
     for (auto &[n, r] : names)
@@ -460,6 +500,7 @@ core::Term *Desugarer::localDef(FunDecl *def, llvm::function_ref<Term *()> rest)
   b.kind = BindKind::LocalFun;
   b.range = def->nameRange;
   scope.push_back(b);
+  declaredAt(def->name, def->nameRange.toSM());
   Lift *lift = beginLift({}); // named below
   // Named as in Bend: after the definition it is in (the local one, if any),
   // with the number of local definitions this top-level one had finished
@@ -482,6 +523,7 @@ core::Term *Desugarer::localDef(FunDecl *def, llvm::function_ref<Term *()> rest)
 core::Term *Desugarer::comprehension(ComprehensionExpr *e) {
   SMLoc loc = at(e->range);
   Term *iter = expr(e->iter);
+  ScopeEnd visible(*this, e->range.end);
   auto adtIt = book.adts.find("List");
   if (adtIt == book.adts.end() || adtIt->second->ctrs.size() != 2) {
     diags.report(DiagKind::UnboundReference, e->range.toSM(), "the builtin type 'List' is missing");
@@ -499,6 +541,7 @@ core::Term *Desugarer::comprehension(ComprehensionExpr *e) {
     StringRef head = fresh("head"), tail = fresh("tail");
     size_t m2 = mark();
     StringRef bindName = bindVar(e->bind, e->range);
+    declared(e->bind, SourceRange(e->term->range.end, e->range.end));
     Term *value = expr(e->term);
     Term *cons = callGlobal("List/Cons", {value, app(selfRef(lift, e->range), var(tail, loc), loc)},
                             e->range);
@@ -521,24 +564,28 @@ core::Term *Desugarer::comprehension(ComprehensionExpr *e) {
 
 core::Term *Desugarer::openExpr(OpenExpr *e) {
   SMLoc loc = at(e->range);
+  ScopeEnd visible(*this, e->range.end);
   StringRef type = resolve(e->type);
   auto it = book.adts.find(type);
   if (type.empty() || it == book.adts.end()) {
     diags.report(DiagKind::InvalidOpen, e->range.toSM(),
                  "type '" + e->type.str() + "' of an 'open' is not defined");
+    recover([&] { (void)expr(e->body); });
     return era(loc);
   }
+  noteGlobal(e->type, e->range, type);
   AdtData *adt = it->second;
   if (adt->ctrs.size() != 1) {
     diags.report(DiagKind::InvalidOpen, e->range.toSM(),
                  "type '" + adt->name + "' of an 'open' has more than one constructor");
+    recover([&] { (void)expr(e->body); });
     return era(loc);
   }
   Arm arm{adt->ctrs[0]->name, e->range, e->body, {}};
-  std::vector<ArmPlan> plan{ArmPlan{adt->ctrs[0], &arm, false}};
+  std::vector<ArmPlan> plan{ArmPlan{adt->ctrs[0], &arm, false, e->range.end}};
   Term *scrut = lookup(e->var, e->range);
-  return matchArms(e->var, scrut, plan, adt, [&](const Arm &a) { return expr(a.body); }, nullptr,
-                   loc);
+  return matchArms(e->var, symbolOf(e->var), scrut, plan, adt,
+                   [&](const Arm &a) { return expr(a.body); }, nullptr, loc);
 }
 
 } // namespace bendc::frontend

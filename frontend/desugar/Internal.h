@@ -9,6 +9,10 @@ namespace bendc::frontend::desugar {
 /// Where a construct's Core terms say they come from.
 inline llvm::SMLoc at(SourceRange r) { return r.begin; }
 
+/// Where `name` is written in `within` (at its start, else its first
+/// whole-word occurrence); all of `within` when it is not.
+llvm::SMRange spelled(SourceRange within, llvm::StringRef name);
+
 /// The binder of a match or switch: `x = e`, or the variable matched on.
 inline llvm::StringRef matchBind(llvm::StringRef bind, ast::Expr *arg) {
   if (bind == "_")
@@ -30,6 +34,7 @@ using core::Term;
 using core::TermKind;
 using desugar::at;
 using desugar::matchBind;
+using desugar::spelled;
 using llvm::SMLoc;
 using llvm::StringRef;
 } // namespace bendc::frontend

@@ -26,6 +26,227 @@ StringRef Book::resolve(const FileScope &file, StringRef name) const {
   return {};
 }
 
+// ---- recorded names -----------------------------------------------------------
+
+uint32_t ResolvedNames::local(StringRef name, llvm::SMRange at) {
+  auto [it, fresh] =
+      localAt.try_emplace({at.Start.getPointer(), name.data()}, uint32_t(locals.size()));
+  if (fresh)
+    locals.push_back(Local{name, at, at.End});
+  return it->second;
+}
+
+
+void ResolvedNames::use(llvm::SMRange at, uint32_t local, StringRef global) {
+  if (at.Start.isValid() && used.insert(at.Start.getPointer()).second)
+    uses.push_back(Use{at, local, global});
+}
+
+
+void ResolvedNames::merge(uint32_t from, uint32_t into) {
+  from = find(from);
+  into = find(into);
+  if (from == into)
+    return;
+  locals[from].sameAs = into;
+  llvm::SMLoc end = locals[from].end;
+  if (end.isValid() && end.getPointer() > locals[into].end.getPointer())
+    locals[into].end = end;
+}
+
+
+llvm::SMRange desugar::spelled(SourceRange within, StringRef name) {
+  if (llvm::SMRange r = ast::spelledAt(within.begin, name); r.Start.isValid())
+    return r;
+  if (llvm::SMRange r = ast::spelledIn(within, name); r.Start.isValid())
+    return r;
+  return within.toSM();
+}
+
+
+uint32_t Desugarer::declare(StringRef name, llvm::SMRange at) {
+  uint32_t id = record->local(name, at);
+  llvm::SMLoc &end = record->locals[id].end;
+  if (scopeEnd.isValid() && (!end.isValid() || end.getPointer() < scopeEnd.getPointer()))
+    end = scopeEnd;
+  return id;
+}
+
+
+void Desugarer::declared(StringRef name, SourceRange where, StringRef written) {
+  if (record)
+    scope.back().symbol = declare(name, spelled(where, written.empty() ? name : written));
+}
+
+
+void Desugarer::declaredAt(StringRef name, llvm::SMRange at) {
+  if (record)
+    scope.back().symbol = declare(name, at);
+}
+
+
+void Desugarer::continues(uint32_t symbol) {
+  if (record)
+    scope.back().symbol = symbol;
+}
+
+
+uint32_t Desugarer::symbolOf(StringRef name) const {
+  if (!record)
+    return ResolvedNames::NoLocal;
+  for (size_t i = scope.size(); i-- > 0;)
+    if (scope[i].kind != BindKind::Boundary && scope[i].name == name)
+      return scope[i].symbol;
+  return ResolvedNames::NoLocal;
+}
+
+
+void Desugarer::noteGlobal(StringRef name, SourceRange where, StringRef global) {
+  if (record)
+    record->use(spelled(where, name), ResolvedNames::NoLocal, global);
+}
+
+
+void Desugarer::noteUnscoped(StringRef name, SourceRange range, bool binder) {
+  if (record)
+    unscopedNames.push_back(UnscopedName{name, range, binder});
+}
+
+
+void Desugarer::resolveUnscoped() {
+  if (!record)
+    return;
+  // An unscoped variable is one name in the whole definition: each use
+  // means its (first) binder, wherever that is.
+  llvm::StringMap<uint32_t> first;
+  for (const UnscopedName &u : unscopedNames)
+    if (u.binder) {
+      uint32_t id = declare(prog.save(("$" + u.name).str()), u.range.toSM());
+      record->locals[id].end = u.range.end;
+      first.try_emplace(u.name, id);
+    }
+  for (const UnscopedName &u : unscopedNames)
+    if (!u.binder)
+      if (auto it = first.find(u.name); it != first.end())
+        record->use(u.range.toSM(), it->second);
+  unscopedNames.clear();
+}
+
+
+void Desugarer::recordPattern(Pat *pat, bool rule) {
+  if (!record || !pat)
+    return;
+  switch (pat->kind) {
+  case NodeKind::VarPat: {
+    auto *v = llvm::cast<VarPat>(pat);
+    if (v->name.empty())
+      return;
+    StringRef g = rule ? resolve(v->name) : StringRef();
+    if (!g.empty() && book.ctrs.count(g)) {
+      noteGlobal(v->name, v->range, g);
+      return;
+    }
+    (void)bindVar(v->name, v->range);
+    declared(v->name, v->range);
+    return;
+  }
+  case NodeKind::ChnPat:
+    noteUnscoped(llvm::cast<ChnPat>(pat)->name, pat->range, true);
+    return;
+  case NodeKind::CtrPat: {
+    auto *c = llvm::cast<CtrPat>(pat);
+    StringRef g = resolve(c->name);
+    if (!g.empty() && book.ctrs.count(g))
+      noteGlobal(c->name, pat->range, g);
+    for (Pat *a : c->args)
+      recordPattern(a, rule);
+    return;
+  }
+  case NodeKind::TupPat:
+  case NodeKind::SupPat:
+  case NodeKind::ListPat:
+    for (Pat *e : llvm::cast<SeqPat>(pat)->elems)
+      recordPattern(e, rule);
+    return;
+  default:
+    return;
+  }
+}
+
+
+void Desugarer::recover(llvm::function_ref<void()> walk) {
+  if (!record)
+    return;
+  // Desugared again only for its names: what it would report or add to the
+  // program, or change in what is being desugared, is put back.
+  bool wasMuted = diags.setMuted(true);
+  ++recovering;
+  size_t defs = prog.defs.size(), factDefs = facts.defs.size(), liftsMade = lifts.size();
+  size_t gets = mapGets.size(), depth = scope.size();
+  unsigned liftsBegun = liftCount, finished = liftsDone, locals = localDefsDone, made = freshCount;
+  size_t copies = cloned;
+  StringRef with = withType;
+  llvm::StringMap<Unscoped> unscopedBefore = unscoped;
+  struct Open {
+    unsigned uses;
+    StringRef liftVar;
+    size_t captures = 0, selfRefs = 0;
+  };
+  std::vector<Open> open;
+  for (const Binding &b : scope)
+    open.push_back(Open{b.uses, b.liftVar, b.lift ? b.lift->captures.size() : 0,
+                        b.lift ? b.lift->selfRefs.size() : 0});
+  walk();
+  assert(scope.size() == depth && "a recovered walk left bindings in scope");
+  for (size_t i = 0; i < depth; ++i) {
+    Binding &b = scope[i];
+    b.uses = open[i].uses;
+    b.liftVar = open[i].liftVar;
+    if (b.lift && b.kind == BindKind::Boundary) {
+      b.lift->captures.resize(open[i].captures);
+      b.lift->selfRefs.resize(open[i].selfRefs);
+    }
+  }
+  prog.defs.erase(prog.defs.begin() + defs, prog.defs.end());
+  facts.defs.resize(std::min(facts.defs.size(), factDefs));
+  lifts.resize(liftsMade);
+  mapGets.resize(gets);
+  liftCount = liftsBegun;
+  liftsDone = finished;
+  localDefsDone = locals;
+  freshCount = made;
+  cloned = copies;
+  withType = with;
+  unscoped = std::move(unscopedBefore);
+  --recovering;
+  diags.setMuted(wasMuted);
+}
+
+
+void Desugarer::recordNamesOf(FunDecl *fun, FileScope &f) {
+  if (!recorded || recorded->file != &f)
+    return;
+  file = &f;
+  defName = fun->name.str();
+  localParent = defName;
+  localDefsDone = 0;
+  liftCount = 0;
+  liftsDone = 0;
+  cloned = 0;
+  freshCount = 0;
+  scope.clear();
+  useFree.clear();
+  unscoped.clear();
+  mapGets.clear();
+  withType = {};
+  checkedDef = false;
+  clones.clear();
+  record = recorded;
+  recover([&] { (void)function(fun); });
+  resolveUnscoped();
+  record = nullptr;
+}
+
 // ---- scopes -------------------------------------------------------------------
 
 StringRef Desugarer::bindVar(StringRef name, SourceRange range, bool warnUnused) {
@@ -43,6 +264,8 @@ StringRef Desugarer::bindVar(StringRef name, SourceRange range, bool warnUnused)
   if (core != name)
     b.target = core;
   scope.push_back(b);
+  if (warnUnused)
+    declared(name, range);
   return core;
 }
 
@@ -386,14 +609,16 @@ core::Term *Desugarer::lookupCore(StringRef coreName, SourceRange range) {
     return capturedVar(coreName, crossed, range);
   }
   // Bound nowhere in this definition: looked up as written.
-  return lookup(coreName, range);
+  return lookup(coreName, range, /*note=*/false);
 }
 
 
-core::Term *Desugarer::lookup(StringRef name, SourceRange range) {
+core::Term *Desugarer::lookup(StringRef name, SourceRange range, bool note) {
   auto [found, crossed] = innermostBinding([&](const Binding &b) { return b.name == name; });
   if (found) {
     Binding &b = *found;
+    if (record && note && b.symbol != ResolvedNames::NoLocal)
+      record->use(spelled(range, name), b.symbol);
     switch (b.kind) {
     case BindKind::Var:
     case BindKind::Alias:
@@ -416,10 +641,17 @@ core::Term *Desugarer::lookup(StringRef name, SourceRange range) {
                      "reference to undefined function '" + b.target.str() + "'");
         return era(at(range));
       }
+      if (note)
+        noteGlobal(name, range, b.target);
       return ref(b.target, at(range));
     case BindKind::Boundary:
       break;
     }
+  }
+  if (!note) {
+    StringRef g = resolve(name);
+    if (!g.empty() && (book.defs.count(g) || book.ctrs.count(g)))
+      return ref(g, at(range));
   }
   return lookupGlobal(name, range);
 }
@@ -427,8 +659,12 @@ core::Term *Desugarer::lookup(StringRef name, SourceRange range) {
 
 core::Term *Desugarer::lookupGlobal(StringRef name, SourceRange range) {
   StringRef g = resolve(name);
-  if (!g.empty() && (book.defs.count(g) || book.ctrs.count(g)))
+  if (!g.empty() && (book.defs.count(g) || book.ctrs.count(g))) {
+    noteGlobal(name, range, g);
     return ref(g, at(range));
+  }
+  if (!g.empty())
+    noteGlobal(name, range, g); // a type: no value, but an editor still shows it
   if (name.contains('/'))
     diags.report(DiagKind::UnboundReference, range.toSM(),
                  "reference to undefined function or constructor '" + name.str() + "'");

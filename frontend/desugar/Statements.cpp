@@ -45,6 +45,33 @@ bool Desugarer::samePattern(Pat *a, Pat *b) const {
 }
 
 
+void Desugarer::updates(StringRef name, SourceRange range) {
+  if (!record)
+    return;
+  uint32_t symbol = symbolOf(name);
+  if (symbol != ResolvedNames::NoLocal)
+    record->same(name, spelled(range, name), symbol);
+}
+
+
+void Desugarer::sameVariables(Pat *first, Pat *other) {
+  if (!record || !first || !other)
+    return;
+  if (auto *v = llvm::dyn_cast<VarPat>(first)) {
+    auto *o = llvm::cast<VarPat>(other);
+    if (!v->name.empty())
+      record->merge(declare(o->name, spelled(o->range, o->name)),
+                    declare(v->name, spelled(v->range, v->name)));
+    return;
+  }
+  auto *a = llvm::dyn_cast<SeqPat>(first);
+  auto *b = llvm::dyn_cast<SeqPat>(other);
+  if (a && b)
+    for (size_t i = 0; i < a->elems.size() && i < b->elems.size(); ++i)
+      sameVariables(a->elems[i], b->elems[i]);
+}
+
+
 Desugarer::BlockValue Desugarer::block(Block stmts, size_t index) {
   if (index >= stmts.size()) {
     BlockValue v;
@@ -88,6 +115,8 @@ Desugarer::BlockValue Desugarer::statement(Stmt *s, Block stmts, size_t index) {
       diags.report(DiagKind::UnreachableCase, stmts[index + 1]->range.toSM(),
                    "statements after 'return' are unreachable");
     out.term = wrapMapGets(gets, expr(cast<ReturnStmt>(s)->value));
+    if (!last)
+      recover([&] { (void)block(stmts, index + 1); });
     return out;
   }
   case NodeKind::AssignStmt: {
@@ -96,6 +125,7 @@ Desugarer::BlockValue Desugarer::statement(Stmt *s, Block stmts, size_t index) {
     if (auto *ms = llvm::dyn_cast<MapSetPat>(a->pat)) {
       Term *key = expr(ms->key);
       value = callGlobal("Map/set", {lookup(ms->map, ms->range), key, value}, s->range);
+      updates(ms->map, ms->range);
       return assign(synth.make<VarPat>(ms->range, ms->map), value);
     }
     return assign(a->pat, value);
@@ -108,13 +138,17 @@ Desugarer::BlockValue Desugarer::statement(Stmt *s, Block stmts, size_t index) {
         return app(rhs, old, loc);
       return prog.make<core::OprTerm>(loc, ip->op, old, rhs);
     };
-    if (auto *v = llvm::dyn_cast<VarPat>(ip->target))
-      return assign(v, combine(lookup(v->name, v->range)));
+    if (auto *v = llvm::dyn_cast<VarPat>(ip->target)) {
+      Term *old = lookup(v->name, v->range);
+      updates(v->name, v->range);
+      return assign(v, combine(old));
+    }
     if (auto *ms = llvm::dyn_cast<MapSetPat>(ip->target)) {
       Term *key = expr(ms->key);
       StringRef x = fresh("old");
       Term *f = ip->mapper ? rhs : lam(x, prog.make<core::OprTerm>(loc, ip->op, var(x, loc), rhs), loc);
       Term *value = callGlobal("Map/map", {lookup(ms->map, ms->range), key, f}, s->range);
+      updates(ms->map, ms->range);
       return assign(synth.make<VarPat>(ms->range, ms->map), value);
     }
     diags.report(DiagKind::InvalidPattern, ip->target->range.toSM(),
@@ -146,12 +180,15 @@ Desugarer::BlockValue Desugarer::statement(Stmt *s, Block stmts, size_t index) {
     Term *value = expr(u->value);
     if (last) {
       diags.report(DiagKind::MissingReturn, s->range.toSM(), "a block cannot end with 'use'");
+      if (record)
+        (void)declare(u->name, spelled(s->range, u->name));
       out.term = value;
       out.ok = false;
       return out;
     }
     size_t m = mark();
     bindUse(u->name, value, s->range);
+    declared(u->name, s->range);
     BlockValue rest = block(stmts, index + 1);
     pop(m);
     return rest;
@@ -166,20 +203,23 @@ Desugarer::BlockValue Desugarer::statement(Stmt *s, Block stmts, size_t index) {
     }
     StringRef type = resolve(o->type);
     auto it = book.adts.find(type);
+    if (it != book.adts.end() && !type.empty())
+      noteGlobal(o->type, s->range, type);
     if (type.empty() || it == book.adts.end() || it->second->ctrs.size() != 1) {
       diags.report(DiagKind::InvalidOpen, s->range.toSM(),
                    it == book.adts.end() || type.empty()
                        ? "type '" + o->type.str() + "' of an 'open' is not defined"
                        : "type '" + type.str() + "' of an 'open' has more than one constructor");
       out.term = era(loc);
+      recover([&] { (void)block(stmts, index + 1); });
       return out;
     }
     AdtData *adt = it->second;
     Arm arm{adt->ctrs[0]->name, s->range, nullptr, {}};
-    std::vector<ArmPlan> plan{ArmPlan{adt->ctrs[0], &arm, false}};
+    std::vector<ArmPlan> plan{ArmPlan{adt->ctrs[0], &arm, false, scopeEnd}};
     BlockValue rest;
     Term *scrut = lookup(o->var, s->range);
-    rest.term = matchArms(o->var, scrut, plan, adt, [&](const Arm &) {
+    rest.term = matchArms(o->var, symbolOf(o->var), scrut, plan, adt, [&](const Arm &) {
       rest = block(stmts, index + 1);
       return rest.term;
     }, nullptr, loc);
@@ -189,6 +229,7 @@ Desugarer::BlockValue Desugarer::statement(Stmt *s, Block stmts, size_t index) {
     auto *d = cast<DefStmt>(s);
     if (last) {
       diags.report(DiagKind::MissingReturn, s->range.toSM(), "a block cannot end with 'def'");
+      recover([&] { (void)localDef(d->def, [&] { return era(loc); }); });
       out.term = era(loc);
       out.ok = false;
       return out;
@@ -208,6 +249,7 @@ Desugarer::BlockValue Desugarer::statement(Stmt *s, Block stmts, size_t index) {
     switch (s->kind) {
     case NodeKind::IfStmt: {
       auto *is = cast<IfStmt>(s);
+      ScopeEnd visible(*this, s->range.end);
       return ifTerm(is->conds, s->range, [&](size_t i) { return branch(is->thens[i]).term; },
                     [&] { return branch(is->otherwise).term; });
     }
@@ -242,13 +284,30 @@ Desugarer::BlockValue Desugarer::branchy(
     llvm::function_ref<Term *(llvm::function_ref<BlockValue(Block)>)> build) {
   SMLoc loc = at(s->range);
   bool last = index + 1 == stmts.size();
-  std::vector<BlockValue> branches;
+  // A branch desugared only for its names (after an error) is not one of
+  // the branches; what it assigns is still named.
+  std::vector<BlockValue> branches, recovered;
   size_t gets = mapGets.size();
+  unsigned level = recovering;
   Term *value = build([&](Block b) {
     BlockValue v = block(b, 0);
-    branches.push_back(v);
+    (recovering == level ? branches : recovered).push_back(v);
     return v;
   });
+  // Where the statement ends the block after an error: the names of the
+  // rest, after those the branches assign (the first branch's innermost).
+  auto recoverRest = [&] {
+    recover([&] {
+      size_t m = mark();
+      for (size_t i = recovered.size(); i-- > 0;)
+        recordPattern(recovered[i].assigned);
+      for (size_t i = branches.size(); i-- > 0;)
+        recordPattern(branches[i].assigned);
+      if (!last)
+        (void)block(stmts, index + 1);
+      pop(m);
+    });
+  };
   BlockValue out;
   bool allReturn = true, allAssign = true;
   for (const BlockValue &b : branches) {
@@ -257,6 +316,8 @@ Desugarer::BlockValue Desugarer::branchy(
   }
   if (branches.empty()) {
     out.term = wrapMapGets(gets, value);
+    if (!recovered.empty())
+      recoverRest();
     return out;
   }
   if (allReturn) {
@@ -264,6 +325,8 @@ Desugarer::BlockValue Desugarer::branchy(
       diags.report(DiagKind::UnreachableCase, stmts[index + 1]->range.toSM(),
                    "every branch before this statement returns, so it is unreachable");
     out.term = wrapMapGets(gets, value);
+    if (!last || !recovered.empty())
+      recoverRest();
     return out;
   }
   Pat *pat = allAssign ? branches[0].assigned : nullptr;
@@ -275,9 +338,17 @@ Desugarer::BlockValue Desugarer::branchy(
     diags.report(DiagKind::InvalidBranches, s->range.toSM(),
                  "the branches of this statement must all return, or all end by assigning the "
                  "same variables");
+    recoverRest();
     out.term = era(loc);
     return out;
   }
+  // The branches assign one variable, bound below where the first one
+  // assigns it.
+  for (size_t i = 1; i < branches.size(); ++i)
+    sameVariables(pat, branches[i].assigned);
+  for (const BlockValue &r : recovered)
+    if (r.assigned && samePattern(pat, r.assigned))
+      sameVariables(pat, r.assigned);
   if (last) {
     out.term = wrapMapGets(gets, value);
     out.assigned = pat;

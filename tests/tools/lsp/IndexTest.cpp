@@ -232,3 +232,141 @@ TEST_CASE("completion sees the variables visible at a place, and global names") 
   CHECK(hasF);
   CHECK(hasBuiltin);
 }
+
+// What follows pins the scoping the index reads from the desugarer: each
+// would fail if the index resolved names by rules of its own.
+
+TEST_CASE("a match rebinds the matched variable in its arms, and a let there shadows it") {
+  Indexed x("f xs = match xs {\n"
+            "  List/Cons: let xs = xs.head; xs\n"
+            "  List/Nil: xs\n"
+            "}\n");
+  CHECK(x.messages == "");
+  CHECK(x.means(x.loc("xs {"), x.loc("xs =")));
+  CHECK(x.means(x.loc("xs\n}"), x.loc("xs =")));
+  CHECK(x.means(x.loc("xs.head"), x.loc("List/Cons")));
+  CHECK(x.means(x.loc("xs\n  List/Nil"), x.loc("xs = xs.head")));
+}
+
+TEST_CASE("a match's with variables are its own, not a definition of that name") {
+  Indexed x("acc = 7\n"
+            "def sum(xs):\n"
+            "  fold xs with acc = 0:\n"
+            "    case List/Cons:\n"
+            "      return xs.tail(acc + xs.head)\n"
+            "    case List/Nil:\n"
+            "      return acc\n");
+  CHECK(x.messages == "");
+  CHECK(x.means(x.loc("acc + xs"), x.loc("acc = 0")));
+  CHECK(x.means(x.loc("acc\n"), x.loc("acc = 0")));
+}
+
+TEST_CASE("a bend's state is bound in its condition, its step and its base") {
+  Indexed x("main = bend n = 0 {\n"
+            "  when (< n 3): (fork (+ n 1))\n"
+            "  else: n\n"
+            "}\n");
+  CHECK(x.messages == "");
+  CHECK(x.means(x.loc("n 3"), x.loc("n = 0")));
+  CHECK(x.means(x.loc("n 1"), x.loc("n = 0")));
+  CHECK(x.means(x.loc("n\n}"), x.loc("n = 0")));
+}
+
+TEST_CASE("an unscoped variable used before its binder means that binder") {
+  Indexed x("main = ($x, λ$x 1)\n");
+  CHECK(x.messages == "");
+  CHECK(x.means(x.loc("$x,"), x.loc("$x 1")));
+}
+
+TEST_CASE("what every branch assigns is one variable, whichever branch binds it") {
+  Indexed x("def f(xs):\n"
+            "  match xs:\n"
+            "    case List/Cons:\n"
+            "      r = 1\n"
+            "    case List/Nil:\n"
+            "      r = 2\n"
+            "  return r\n");
+  CHECK(x.messages == "");
+  const ProgramIndex::Symbol *r = x.symbolAt(x.loc("return r", 0, 7));
+  REQUIRE(r);
+  CHECK(x.symbolAt(x.loc("r = 1")) == r);
+  CHECK(x.symbolAt(x.loc("r = 2")) == r);
+}
+
+TEST_CASE("an update in place is the variable it updates") {
+  Indexed x("def f():\n"
+            "  x = 1\n"
+            "  x += 2\n"
+            "  return x\n");
+  CHECK(x.messages == "");
+  CHECK(x.means(x.loc("x +="), x.loc("x = 1")));
+  CHECK(x.means(x.loc("return x", 0, 7), x.loc("x = 1")));
+}
+
+TEST_CASE("a default case sees the fields of what it stands for") {
+  Indexed x("def f(xs):\n"
+            "  match xs:\n"
+            "    case List/Nil:\n"
+            "      return 0\n"
+            "    case _:\n"
+            "      return xs.head\n");
+  CHECK(x.messages == "");
+  const ProgramIndex::Symbol *head = x.symbolAt(x.loc("xs.head"));
+  REQUIRE(head);
+  CHECK(head->kind == ProgramIndex::Kind::Variable);
+  CHECK(head->name == "xs.head");
+}
+
+TEST_CASE("names are known in what the compiler gives up on after an error") {
+  Indexed x("def f(t):\n"
+            "  match t:\n"
+            "    case List/Cons:\n"
+            "      y = t.head\n"
+            "  return y\n"
+            "def g(n):\n"
+            "  switch n:\n"
+            "    case 1:\n"
+            "      z = n\n"
+            "    case _:\n"
+            "      z = 0\n"
+            "  return z\n"
+            "h a b = a\n"
+            "h n 0 = n\n"
+            "def f(a):\n"
+            "  return a\n");
+  CHECK(llvm::StringRef(x.messages).contains("non-exhaustive match"));
+  CHECK(llvm::StringRef(x.messages).contains("expected case 0"));
+  CHECK(llvm::StringRef(x.messages).contains("redefinition"));
+  CHECK(x.means(x.loc("t.head"), x.loc("List/Cons")));
+  CHECK(x.means(x.loc("return y", 0, 7), x.loc("y = t")));
+  CHECK(x.means(x.loc("n\n"), x.loc("n):")));
+  CHECK(x.means(x.loc("return z", 0, 7), x.loc("z = n")));
+  // A rule never reached, and the second definition of a name.
+  CHECK(x.means(x.loc("n\n", 1), x.loc("n 0")));
+  CHECK(x.means(x.loc("return a", 0, 7), x.loc("a):")));
+}
+
+TEST_CASE("indexing changes nothing the compiler reports") {
+  const std::string source = "def f(t):\n"
+                             "  match t:\n"
+                             "    case List/Cons:\n"
+                             "      y = t.head\n"
+                             "  return y + w\n"
+                             "main = let u = 1; (f [v])\n";
+  auto messages = [&](bool index) {
+    llvm::SourceMgr sm;
+    unsigned id = sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(source, "main.bend"),
+                                        llvm::SMLoc());
+    DiagnosticEngine diags(sm);
+    frontend::FrontendOptions opts;
+    opts.index = index;
+    opts.sharing = false;
+    frontend::runFrontendOnBuffer(sm, id, opts, diags);
+    std::string out;
+    for (const Diagnostic &d : diags.diagnostics())
+      out += d.message + "\n";
+    return out;
+  };
+  CHECK(messages(true) == messages(false));
+  CHECK(!messages(false).empty());
+}
