@@ -56,6 +56,7 @@ struct Rank {
   std::vector<Arrival> inbox; // scheme B
   // This round's tallies.
   uint64_t work = 0, bytesOut = 0, bytesIn = 0, trips = 0;
+  double busy = 0; // over the whole run
 };
 
 /// Net memory without accounting: what a rank's free list reads and writes.
@@ -405,6 +406,7 @@ void Sim::endRound(bool budgetHit) {
     if (scheme == Scheme::OneSided)
       t += double(rank.trips) * 2 * net.latency;
     longest = std::max(longest, t);
+    rank.busy += t;
     rank.work = rank.bytesOut = rank.bytesIn = rank.trips = 0;
   }
   // Scheme B's exchange at the end of the round: MPI_Alltoallv with small
@@ -454,6 +456,8 @@ void Sim::finish() {
   for (uint64_t c : stats.byRule)
     stats.interactions += c;
   stats.oneRankSeconds = double(stats.interactions) * net.secondsPerInteraction;
+  for (const Rank &rank : ranks)
+    stats.asyncSeconds = std::max(stats.asyncSeconds, rank.busy);
 }
 
 /// The net between reductions, for the IO protocol: rank 0 is the host.

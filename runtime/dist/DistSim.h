@@ -105,9 +105,14 @@ struct SimStats {
   /// Rounds, and those in which no rank used up its budget: every rank ran
   /// out of work and waited for the messages of the round (scheme B).
   uint64_t rounds = 0, dryRounds = 0;
-  /// The predicted time on P ranks and on one (interactions times the
-  /// measured time of one).
+  /// The predicted time on P ranks: the sum over rounds of the slowest
+  /// rank's time in the round (its interactions, the bytes through its link,
+  /// in scheme A its round trips, in scheme B the round's exchange); and on
+  /// one rank (interactions times the measured time of one).
   double predictedSeconds = 0, oneRankSeconds = 0;
+  /// Scheme A waits for no round: the busiest rank's time summed over the
+  /// whole run, a bound it cannot beat.
+  double asyncSeconds = 0;
   ResultTree normalForm;
 };
 

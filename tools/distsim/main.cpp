@@ -84,7 +84,7 @@ int main(int argc, char **argv) {
   StringRef program = sys::path::stem(inputPath);
   raw_ostream &os = outs();
   os << "program\tranks\tpartition\tscheme\tinteractions\tredexes\tcross\tf\tnetwork\tf_net\treads\tswaps\twrites\tcounts"
-        "\tfrees\tsent\tshared\ttrips\tbytes\trounds\tdry_rounds\tpredicted_s\tone_rank_s\tspeedup\n";
+        "\tfrees\tsent\tshared\ttrips\tbytes\trounds\tdry_rounds\tpredicted_s\tone_rank_s\tspeedup\tasync_s\tasync_speedup\n";
   int status = 0;
   for (dist::Partition part : parts)
     for (dist::Scheme scheme : kinds)
@@ -113,7 +113,9 @@ int main(int argc, char **argv) {
            << s.sharedRedexes << "\t" << s.roundTrips << "\t" << s.bytes << "\t" << s.rounds << "\t"
            << s.dryRounds << "\t" << format("%.6f", s.predictedSeconds) << "\t"
            << format("%.6f", s.oneRankSeconds) << "\t"
-           << format("%.3f", s.predictedSeconds > 0 ? s.oneRankSeconds / s.predictedSeconds : 0) << "\n";
+           << format("%.3f", s.predictedSeconds > 0 ? s.oneRankSeconds / s.predictedSeconds : 0) << "\t"
+           << format("%.6f", s.asyncSeconds) << "\t"
+           << format("%.3f", s.asyncSeconds > 0 ? s.oneRankSeconds / s.asyncSeconds : 0) << "\n";
         os << "# result " << p << " " << dist::partitionName(part) << " " << dist::schemeName(scheme) << ": "
            << net::resultText(s.normalForm, book->names) << "\n";
         os.flush();
