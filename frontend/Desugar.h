@@ -292,6 +292,9 @@ private:
   /// Desugars a piece of source given up on after an error anyway, for its
   /// names alone: nothing is reported, and nothing made is kept.
   void recover(llvm::function_ref<void()> walk);
+  /// Forgets what the last definition left: its scope, its lifts and local
+  /// definitions counted, its unscoped variables, map reads and `with` type.
+  void forgetDefinitionState();
   unsigned recovering = 0; // recover calls under way
   /// Where the bindings made now stop being visible (for an editor).
   llvm::SMLoc scopeEnd;

@@ -39,15 +39,8 @@ void Desugarer::emitDefinition(DefData &def) {
   scopeEnd = {};
   defName = def.name;
   localParent = defName;
-  localDefsDone = 0;
-  liftCount = 0;
-  cloned = 0;
+  forgetDefinitionState();
   freshCount = 0; // generated names depend only on this definition
-  scope.clear();
-  useFree.clear();
-  unscoped.clear();
-  mapGets.clear();
-  withType = {};
   if (def.hvm) {
     llvm::StringRef name = prog.save(def.name);
     TypingFacts::set(facts.hvmDefs, prog.hvmDefs.size(),
@@ -129,16 +122,9 @@ void Desugarer::applyArguments(const DefData &entry, llvm::ArrayRef<Expr *> args
   record = nullptr; // the arguments are no file's
   // Lifted out of an argument, a definition is named after it; the entry's
   // own lifts keep their names.
-  liftCount = 0;
+  forgetDefinitionState();
   liftsDone = 0;
   size_t firstLift = lifts.size(), firstDef = prog.defs.size();
-  localDefsDone = 0;
-  cloned = 0;
-  scope.clear();
-  useFree.clear();
-  unscoped.clear();
-  mapGets.clear();
-  withType = {};
   // The arguments become part of the entry's body, and are checked with it.
   checkedDef = entry.fun && entry.fun->checked();
   clones.clear();

@@ -223,22 +223,26 @@ void Desugarer::recover(llvm::function_ref<void()> walk) {
 }
 
 
+void Desugarer::forgetDefinitionState() {
+  localDefsDone = 0;
+  liftCount = 0;
+  cloned = 0;
+  scope.clear();
+  useFree.clear();
+  unscoped.clear();
+  mapGets.clear();
+  withType = {};
+}
+
 void Desugarer::recordNamesOf(FunDecl *fun, FileScope &f) {
   if (!recorded || recorded->file != &f)
     return;
   file = &f;
   defName = fun->name.str();
   localParent = defName;
-  localDefsDone = 0;
-  liftCount = 0;
+  forgetDefinitionState();
   liftsDone = 0;
-  cloned = 0;
   freshCount = 0;
-  scope.clear();
-  useFree.clear();
-  unscoped.clear();
-  mapGets.clear();
-  withType = {};
   checkedDef = false;
   clones.clear();
   record = recorded;
