@@ -390,10 +390,10 @@ void linearizeVariablesIn(Function &fn, Scratch &scratch) {
   std::vector<WireId> &copyWires = scratch.copyWires;
   copyBegin.resize(size_t(originalWires) + 1);
   copyWires.clear();
-  for (WireId w : fn.wires.ids()) {
-    if (w.index >= originalWires)
-      break;
-    copyBegin[w.index] = uint32_t(copyWires.size());
+  // Only the wires the function had: the copies made here are used once.
+  for (uint32_t k = 0; k < originalWires; ++k) {
+    WireId w(k);
+    copyBegin[k] = uint32_t(copyWires.size());
     if (uses[w] > 1)
       for (unsigned k = 0; k < uses[w]; ++k)
         copyWires.push_back(fn.newWire(fn.wires[w].name));
