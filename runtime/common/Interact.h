@@ -504,6 +504,15 @@ template <class Ctx> BENDC_HD void interactEras(Ctx &c, Term neg, Term pos) {
 /// off (a bound on the recursion, which a GPU thread's stack needs).
 inline constexpr unsigned MaxClashDepth = 8;
 
+/// The stack a GPU thread is given (cudaLimitStackSize). The compiler cannot
+/// size a recursion, and a clash recurses: joinValues, joinNodes, commuteNodes,
+/// spill and move call each other, each level taking 160 to 520 bytes of
+/// stack on sm_90 (`-Xptxas -v`), on top of the kernel's own 1.1 KiB. CUDA's
+/// default of 1 KiB overflowed at the first level; 16 KiB holds the kernel and
+/// MaxClashDepth levels of the costliest cycle with room to spare, and costs
+/// this much per resident thread (4.1 GiB on a 132-SM H200).
+inline constexpr size_t DeviceStackBytes = size_t(16) << 10;
+
 namespace detail {
 
 /// Joins two negative slots of consumed nodes (two places that wait for

@@ -575,6 +575,12 @@ RunResult Runner::run(bool required) {
   (void)required; // both callers get the same status; only the driver decides what to print
   if ((e = cudaSetDevice(device)) != cudaSuccess)
     return deviceError("selecting the device", e);
+  // Before the memory is measured: the driver takes the threads' stacks from it.
+  size_t stackBytes = 0;
+  if ((e = cudaDeviceGetLimit(&stackBytes, cudaLimitStackSize)) != cudaSuccess)
+    return deviceError("reading the threads' stack size", e);
+  if (stackBytes < DeviceStackBytes && (e = cudaDeviceSetLimit(cudaLimitStackSize, DeviceStackBytes)) != cudaSuccess)
+    return deviceError("giving each thread its stack", e);
 
   // --- the plan -------------------------------------------------------------
   // maxPush bounds the redexes one interaction pushes: a commutation's 4, or

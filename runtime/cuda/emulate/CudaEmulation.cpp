@@ -143,6 +143,10 @@ struct Device {
   std::string faultText;                    // cudaGetErrorString's answer for it
   std::atomic<uint64_t> launches{0};
   std::vector<char *> stacks;               // free fiber stacks (StackBytes + guard)
+  // cudaLimitStackSize: recorded only. A fiber's stack holds host frames, far
+  // larger than a device thread's; the figure is kept so that tests can check
+  // what the runtime asked for.
+  size_t stackLimit = 1024;
 };
 
 Device &device() {
@@ -557,6 +561,12 @@ Properties properties() {
   return propsLocked(d);
 }
 
+size_t stackLimit() {
+  Device &d = device();
+  std::lock_guard lock(d.mutex);
+  return d.stackLimit;
+}
+
 void configure(const Properties &p) {
   Device &d = device();
   std::lock_guard lock(d.mutex);
@@ -811,6 +821,28 @@ cudaError_t cudaDeviceReset() {
   Device &d = device();
   std::lock_guard lock(d.mutex);
   d.maxDynamicShared.clear();
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
+  if (cudaError_t e = stickyError())
+    return record(e);
+  if (limit != cudaLimitStackSize)
+    return record(cudaErrorInvalidValue);
+  Device &d = device();
+  std::lock_guard lock(d.mutex);
+  d.stackLimit = value;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit) {
+  if (cudaError_t e = stickyError())
+    return record(e);
+  if (limit != cudaLimitStackSize)
+    return record(cudaErrorInvalidValue);
+  Device &d = device();
+  std::lock_guard lock(d.mutex);
+  *value = d.stackLimit;
   return cudaSuccess;
 }
 

@@ -70,6 +70,9 @@ enum cudaError {
 };
 using cudaError_t = cudaError;
 
+// Only the per-thread stack is a limit the runtime sets.
+enum cudaLimit { cudaLimitStackSize = 0 };
+
 enum cudaMemcpyKind {
   cudaMemcpyHostToHost = 0,
   cudaMemcpyHostToDevice = 1,
@@ -229,6 +232,8 @@ cudaError_t cudaMemset(void *ptr, int value, size_t bytes);
 cudaError_t cudaMemGetInfo(size_t *freeBytes, size_t *totalBytes);
 cudaError_t cudaDeviceSynchronize();
 cudaError_t cudaDeviceReset();
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value);
+cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit);
 cudaError_t cudaGetLastError();
 cudaError_t cudaPeekAtLastError();
 const char *cudaGetErrorName(cudaError_t error);

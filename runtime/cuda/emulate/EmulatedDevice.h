@@ -35,6 +35,10 @@ Properties properties();
 /// Replaces the properties, frees nothing, and clears the sticky error and
 /// the launch counter: a fresh emulated device.
 void configure(const Properties &p);
+
+/// The per-thread stack the program last asked for (cudaLimitStackSize; 1 KiB,
+/// CUDA's default, until it asks).
+size_t stackLimit();
 /// Parses the BENDC_EMULATE syntax; false with `error` set on a bad value.
 bool parseProperties(const std::string &text, Properties &out, std::string &error);
 

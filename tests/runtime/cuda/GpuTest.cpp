@@ -161,6 +161,16 @@ TEST_CASE("gpu: every rule gives the CPU's result and counts") {
   }
 }
 
+#ifdef BENDC_CUDA_EMULATE
+// A clash recurses on the device thread's stack (see DeviceStackBytes): with
+// CUDA's default 1 KiB, a pair applied as a function overflowed it on an H200.
+TEST_CASE("gpu: a run gives each device thread the stack a clash needs") {
+  REQUIRE_DEVICE();
+  sameOnBoth(nets::rules[0].text);
+  CHECK(emu::stackLimit() >= rt::DeviceStackBytes);
+}
+#endif
+
 TEST_CASE("gpu: parallel sum and tree programs match the CPU") {
   REQUIRE_DEVICE();
   for (unsigned depth : {1u, 4u, 10u, 14u, 18u})
