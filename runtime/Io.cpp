@@ -821,7 +821,7 @@ namespace {
 /// A term and the memory it lives in: the net, or the template of a
 /// definition (whose node and variable payloads are local).
 struct ReadOnly {
-  const Term *slots;
+  SlotReader slots;
   const Book &book;
 
   struct At {
@@ -881,7 +881,7 @@ struct ReadOnly {
 
 } // namespace
 
-bool isIoCall(const Term *slots, const Book &book, Loc rootSlot) {
+bool isIoCall(SlotReader slots, const Book &book, Loc rootSlot) {
   return ReadOnly{slots, book}.isCall(rootSlot);
 }
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "runtime/NetHost.h"
+#include "runtime/common/Readback.h"
 
 #include <atomic>
 #include <cstdint>
@@ -58,7 +59,7 @@ private:
 /// without changing anything: references are looked up in the book when
 /// their definitions have no redexes (as constructor tags and IO/MAGIC do).
 /// For backends that do not run IO calls themselves.
-bool isIoCall(const Term *slots, const Book &book, Loc rootSlot);
+bool isIoCall(SlotReader slots, const Book &book, Loc rootSlot);
 
 /// Files a program may have open at once (descriptors 3 and up; 0, 1 and 2
 /// are stdin, stdout and stderr), and libraries it may have loaded.

@@ -38,7 +38,7 @@ RunResult run(const Book &book, const RunOptions &options) {
   return runCpu(book, options);
 }
 
-void takeNormalForm(RunResult &result, const Term *slots, const Book &book,
+void takeNormalForm(RunResult &result, SlotReader slots, const Book &book,
                     const RunOptions &options) {
   result.normalForm = readback(slots);
   if (result.normalForm.broken != ~Loc(0)) {

@@ -73,7 +73,7 @@ RunResult run(const Book &book, const RunOptions &options);
 /// For a backend whose run ended well: reads the normal form out of
 /// quiescent memory into `result` (a broken term there makes the run a
 /// Fault) and says whether it is an IO call left pending.
-void takeNormalForm(RunResult &result, const Term *slots, const Book &book,
+void takeNormalForm(RunResult &result, SlotReader slots, const Book &book,
                     const RunOptions &options);
 
 /// Half of the physical memory: untouched pages cost nothing, and the rest is

@@ -15,7 +15,7 @@ struct Item {
 };
 } // namespace
 
-ResultTree readback(const Term *slots, Loc rootSlot) {
+ResultTree readback(SlotReader slots, Loc rootSlot) {
   using Kind = ResultTree::Kind;
   ResultTree out;
   llvm::DenseMap<Loc, uint32_t> names;

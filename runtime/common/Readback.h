@@ -32,7 +32,23 @@ struct ResultTree {
   Loc broken = ~Loc(0);
 };
 
+/// Reads the slots of a quiescent net: from memory, or through a function
+/// (a device's memory, fetched as the reading goes). Plain C++ with no
+/// library types, so that the CUDA runtime's nvcc includes it too.
+class SlotReader {
+public:
+  using Fetch = Term (*)(void *context, Loc slot);
+  SlotReader(const Term *slots) : direct(slots) {}
+  SlotReader(Fetch fetch, void *context) : fetch(fetch), context(context) {}
+  Term operator[](Loc slot) const { return direct ? direct[slot] : fetch(context, slot); }
+
+private:
+  const Term *direct = nullptr;
+  Fetch fetch = nullptr;
+  void *context = nullptr;
+};
+
 /// Reads the tree whose root is in `rootSlot`; memory must be quiescent.
-ResultTree readback(const Term *slots, Loc rootSlot = RootSlot);
+ResultTree readback(SlotReader slots, Loc rootSlot = RootSlot);
 
 } // namespace bendc::rt

@@ -41,6 +41,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace bendc::rt {
@@ -539,6 +540,46 @@ private:
   Runner &r;
 };
 
+/// The device's slots as readback reads them: each page of slots is copied
+/// to the host the first time the reading reaches it.
+class DevicePages {
+public:
+  /// Slots per page: 64 KiB, one copy of a few microseconds.
+  static constexpr uint64_t PageSlots = 8192;
+
+  DevicePages(const Term *deviceSlots, uint64_t slotCount) : device(deviceSlots), count(slotCount) {}
+
+  static Term fetch(void *self, Loc slot) { return static_cast<DevicePages *>(self)->at(slot); }
+
+  cudaError_t error = cudaSuccess;
+  bool outOfMemory = false;
+
+private:
+  Term at(Loc slot) {
+    // Only slots of nodes handed out can be reached; anything else reads as
+    // empty, which readback reports as a broken net.
+    if (slot >= count || error != cudaSuccess || outOfMemory)
+      return 0;
+    uint64_t index = slot / PageSlots;
+    std::unique_ptr<Term[]> &page = pages[index];
+    if (!page) {
+      uint64_t first = index * PageSlots, n = std::min(PageSlots, count - first);
+      page.reset(new (std::nothrow) Term[n]);
+      if (!page) {
+        outOfMemory = true;
+        return 0;
+      }
+      if ((error = cudaMemcpy(page.get(), device + first, n * sizeof(Term), cudaMemcpyDeviceToHost)) != cudaSuccess)
+        return 0;
+    }
+    return page[slot % PageSlots];
+  }
+
+  const Term *device;
+  uint64_t count;
+  std::unordered_map<uint64_t, std::unique_ptr<Term[]>> pages;
+};
+
 RunResult Runner::run(bool required) {
   // --- the device -----------------------------------------------------------
   int devices = 0;
@@ -799,20 +840,15 @@ RunResult Runner::run(bool required) {
                     " are free on this device) or use --backend=cpu");
   }
 
-  // Readback: only nodes ever handed out can be reached from the root.
-  uint64_t copyNodes = std::max<uint64_t>(stats.peakNodes, FirstNode);
-  std::vector<Term> hostSlots;
-  try {
-    hostSlots.resize(2 * copyNodes);
-  } catch (const std::bad_alloc &) {
-    return fail(RunStatus::OutOfMemory, "out of memory: the result needs " + mib(2 * copyNodes * sizeof(Term)) +
-                                            " of host memory to be read back");
-  }
-  if ((e = cudaMemcpy(hostSlots.data(), v.slots, hostSlots.size() * sizeof(Term), cudaMemcpyDeviceToHost)) !=
-      cudaSuccess)
-    return deviceError("copying the result back", e);
+  // Readback fetches the pages of slots the reading reaches, not the whole
+  // net: a result is usually small, and the net many gigabytes.
+  DevicePages pages(v.slots, 2 * std::max<uint64_t>(stats.peakNodes, FirstNode));
   result.status = RunStatus::Ok;
-  takeNormalForm(result, hostSlots.data(), book, options);
+  takeNormalForm(result, SlotReader(&DevicePages::fetch, &pages), book, options);
+  if (pages.error != cudaSuccess)
+    return deviceError("copying the result back", pages.error);
+  if (pages.outOfMemory)
+    return fail(RunStatus::OutOfMemory, "out of memory: the result is larger than the host memory left to read it back");
   return result;
 }
 

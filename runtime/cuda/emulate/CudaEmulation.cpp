@@ -147,6 +147,7 @@ struct Device {
   // larger than a device thread's; the figure is kept so that tests can check
   // what the runtime asked for.
   size_t stackLimit = 1024;
+  std::atomic<uint64_t> toHost{0};          // bytes copied device to host
 };
 
 Device &device() {
@@ -561,6 +562,8 @@ Properties properties() {
   return propsLocked(d);
 }
 
+uint64_t bytesCopiedToHost() { return device().toHost.load(std::memory_order_relaxed); }
+
 size_t stackLimit() {
   Device &d = device();
   std::lock_guard lock(d.mutex);
@@ -786,11 +789,13 @@ cudaError_t cudaFree(void *ptr) {
   return cudaSuccess;
 }
 
-cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind) {
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind) {
   if (cudaError_t e = stickyError())
     return record(e);
   if (bytes)
     std::memcpy(dst, src, bytes);
+  if (kind == cudaMemcpyDeviceToHost)
+    device().toHost.fetch_add(bytes, std::memory_order_relaxed);
   return cudaSuccess;
 }
 

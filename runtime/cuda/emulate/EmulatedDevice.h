@@ -39,6 +39,8 @@ void configure(const Properties &p);
 /// The per-thread stack the program last asked for (cudaLimitStackSize; 1 KiB,
 /// CUDA's default, until it asks).
 size_t stackLimit();
+/// Bytes cudaMemcpy has copied from the device to the host since the start.
+uint64_t bytesCopiedToHost();
 /// Parses the BENDC_EMULATE syntax; false with `error` set on a bad value.
 bool parseProperties(const std::string &text, Properties &out, std::string &error);
 
