@@ -829,26 +829,26 @@ cudaError_t cudaDeviceReset() {
   return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
+namespace {
+/// Runs `use` on the recorded value of `limit` under the device's lock.
+template <class Use> cudaError_t withLimit(cudaLimit limit, Use use) {
   if (cudaError_t e = stickyError())
     return record(e);
   if (limit != cudaLimitStackSize)
     return record(cudaErrorInvalidValue);
   Device &d = device();
   std::lock_guard lock(d.mutex);
-  d.stackLimit = value;
+  use(d.stackLimit);
   return cudaSuccess;
+}
+} // namespace
+
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
+  return withLimit(limit, [&](size_t &recorded) { recorded = value; });
 }
 
 cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit) {
-  if (cudaError_t e = stickyError())
-    return record(e);
-  if (limit != cudaLimitStackSize)
-    return record(cudaErrorInvalidValue);
-  Device &d = device();
-  std::lock_guard lock(d.mutex);
-  *value = d.stackLimit;
-  return cudaSuccess;
+  return withLimit(limit, [&](size_t &recorded) { *value = recorded; });
 }
 
 cudaError_t cudaGetLastError() {
