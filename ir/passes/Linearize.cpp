@@ -391,11 +391,11 @@ void linearizeVariablesIn(Function &fn, Scratch &scratch) {
   copyBegin.resize(size_t(originalWires) + 1);
   copyWires.clear();
   // Only the wires the function had: the copies made here are used once.
-  for (uint32_t k = 0; k < originalWires; ++k) {
-    WireId w(k);
-    copyBegin[k] = uint32_t(copyWires.size());
+  for (uint32_t index = 0; index < originalWires; ++index) {
+    WireId w(index);
+    copyBegin[index] = uint32_t(copyWires.size());
     if (uses[w] > 1)
-      for (unsigned k = 0; k < uses[w]; ++k)
+      for (unsigned n = 0; n < uses[w]; ++n)
         copyWires.push_back(fn.newWire(fn.wires[w].name));
   }
   copyBegin[originalWires] = uint32_t(copyWires.size());
