@@ -1,6 +1,7 @@
 #include "runtime/Runtime.h"
 #include "runtime/Io.h"
 #include "runtime/cpu/CpuRuntime.h"
+#include "runtime/dist/Mpi.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -13,6 +14,8 @@ RunResult runCuda(const Book &book, const RunOptions &options, bool required);
 #endif
 
 RunResult run(const Book &book, const RunOptions &options) {
+  if (options.distributed)
+    return dist::runDistributed(book, options);
   switch (options.backend) {
   case Backend::Cpu:
     return runCpu(book, options);
@@ -93,7 +96,8 @@ int exitCodeFor(RunStatus status) {
   case RunStatus::OutOfMemory:
   case RunStatus::InteractionLimit:
   case RunStatus::NoDevice:
-  case RunStatus::DeviceError: return 3;
+  case RunStatus::DeviceError:
+  case RunStatus::NoMpi: return 3;
   case RunStatus::Fault: return 4;
   case RunStatus::Interrupted: return 130;
   }

@@ -37,6 +37,15 @@ struct RunOptions {
   /// ends within that margin ends normally. For the pipeline fuzzer, where a
   /// program may loop forever; the CPU backend only.
   uint64_t maxInteractions = 0;
+  /// Reduce over the processes of an MPI job, this one among them (see
+  /// runtime/dist/DESIGN.md): every process calls run() with the same book,
+  /// and rank 0 runs the IO calls and reads the result back. `threads` does
+  /// not apply: each process reduces with one.
+  bool distributed = false;
+  /// Distributed: the most redexes a process reduces between two exchanges
+  /// of messages (0: runtime/dist's default). Small rounds spread even a
+  /// small net over every process.
+  uint64_t roundRedexes = 0;
 };
 
 enum class RunStatus : uint8_t {
@@ -47,6 +56,7 @@ enum class RunStatus : uint8_t {
   DeviceError,      // a CUDA call or kernel launch failed
   Interrupted,      // `cancel` was set
   InteractionLimit, // options.maxInteractions were done before the normal form
+  NoMpi,            // a distributed run in a bendc built without MPI, or outside an MPI job
 };
 
 struct RunStats {
@@ -57,6 +67,17 @@ struct RunStats {
   uint64_t peakNodes = 0;    // nodes ever handed out (memory high-water mark)
   std::string backend;       // "cpu" or "cuda (<device name>)"
   uint64_t ioCalls = 0;      // IO calls performed
+  /// A distributed run (RunOptions::distributed): the processes, the rounds
+  /// they reduced in, and what crossed between them.
+  struct Distribution {
+    unsigned ranks = 0;        // 0: the run was not distributed
+    uint64_t rounds = 0;
+    uint64_t messages = 0;     // every message one process sent another
+    uint64_t bytes = 0;        // their payload
+    uint64_t links = 0;        // wires joined in another process's memory
+    uint64_t nodesMoved = 0;   // nodes brought to the process that consumes them
+    uint64_t redexesShared = 0; // redexes handed to an idle process
+  } distribution;
 };
 
 struct RunResult {

@@ -20,6 +20,22 @@
 //   const Term *bookSlots, *bookRedexes; const DefInfo *defs;
 //   Loc *scratch;                   // room for the largest definition's nodes
 //
+// A context whose memory is one part of a net spread over several processes
+// (runtime/dist) is a `SplitNet` and also supplies:
+//
+//   static constexpr bool Distributed = true;
+//   bool ownsSlot(Loc slot); bool ownsNode(Loc node);  // in this process's memory
+//   void sendLink(Term neg, Term var);   // link(neg, var) where var's slot lives
+//   void sendJoin(Term var, Term b, unsigned depth); // joinValues, the same way
+//   void putOffJoin(Term a, Term b, unsigned depth, bool consumers);
+//                  // joinNodes (joinConsumers) once a and b are brought here
+//
+// The rules then touch only slots of their own process: a wire into another
+// process's slot becomes a message, a node of another process is brought
+// over before the rule that consumes it runs, and a shortcut that would read
+// another process's memory (a fused expansion, a switch's ready pair) takes
+// the general way, which counts the same interactions.
+//
 // Invariants. A positive slot is written only when its node is built and read
 // only by the thread that consumes the node. A negative slot holds SUB (waiting
 // for its value), a negative node, or — once its node was consumed — the
@@ -47,6 +63,24 @@ enum class Fault : uint8_t {
   BadRedex,        // a redex that is not negative ~ positive
   NoMemory,        // a clash found no node to build with
 };
+
+/// See "A context whose memory is one part of a net" above.
+template <class Ctx> concept SplitNet = requires { requires Ctx::Distributed; };
+
+/// Whether node `node` is in the context's own memory (always, but for a
+/// SplitNet).
+template <class Ctx> BENDC_HD bool ownsNode(Ctx &c, Loc node) {
+  if constexpr (SplitNet<Ctx>)
+    return c.ownsNode(node);
+  else
+    return true;
+}
+template <class Ctx> BENDC_HD bool ownsSlot(Ctx &c, Loc slot) {
+  if constexpr (SplitNet<Ctx>)
+    return c.ownsSlot(slot);
+  else
+    return true;
+}
 
 namespace detail {
 
@@ -82,6 +116,9 @@ template <class Ctx> BENDC_HD_CALL void joinConsumers(Ctx &c, Term a, Term b, un
 template <class Ctx> BENDC_HD_HOT void link(Ctx &c, Term neg, Term pos) {
   while (tagOf(pos) == tag::Var) {
     Loc slot = payloadOf(pos);
+    if constexpr (SplitNet<Ctx>)
+      if (!c.ownsSlot(slot))
+        return c.sendLink(neg, pos);
     Term got = c.exchange(slot, neg);
     if (got == subTerm())
       return; // `neg` now sits where the variable was bound
@@ -175,6 +212,38 @@ inline uint64_t maxCallPushes(const DefInfo &def, const Term *slots) {
   return uint64_t(def.redexCount) + levels(levels, def.root, 0) + 1;
 }
 
+/// For a SplitNet: the slot holding the first node of another process that
+/// expand(c, id, against) would fuse if it were here (the chain it walks,
+/// read the same way), or ~0 when the chain it can see ends here. The
+/// context brings that node over first, so that a call fuses as it would in
+/// one process: fusing puts values straight into the copy, where building
+/// leaves variables, and an operator counts one more interaction when it
+/// finds a variable (interactOper).
+template <class Ctx> Loc unfusedSlot(Ctx &c, uint32_t id, Term against) {
+  const DefInfo &def = c.defs[id];
+  const Term *slots = c.bookSlots + def.firstSlot;
+  Term meets = against, mine = def.root;
+  for (unsigned levels = 1; meets; ++levels) {
+    uint8_t tag = tagOf(mine);
+    uint32_t node = uint32_t(payloadOf(mine));
+    Loc n = nodeOf(meets);
+    meets = 0;
+    for (unsigned i = 0; i < 2 && !meets; ++i) {
+      Term inner = slots[2 * node + i];
+      if (!auxPositive(tag, i) || levels == MaxFusedLevels || !isNodeTag(tagOf(inner)))
+        continue;
+      Term waiting = c.load(slotOf(n, i));
+      if (!annihilates(tagOf(waiting), tagOf(inner)))
+        continue;
+      if (!c.ownsNode(nodeOf(waiting)))
+        return slotOf(n, i);
+      meets = waiting;
+      mine = inner;
+    }
+  }
+  return ~Loc(0);
+}
+
 template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0) {
   const DefInfo &def = c.defs[id];
   // Locals: stores into net memory could alias the book as far as the
@@ -218,7 +287,7 @@ template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0)
       if (meets || levels == MaxLevels || !isNodeTag(tagOf(inner)))
         continue;
       Term waiting = c.load(slotOf(n, i));
-      if (annihilates(tagOf(waiting), tagOf(inner))) {
+      if (annihilates(tagOf(waiting), tagOf(inner)) && ownsNode(c, nodeOf(waiting))) {
         l.next = int(i);
         meets = waiting;
         mine = inner;
@@ -413,6 +482,8 @@ template <class Ctx> BENDC_HD bool switchCall(Ctx &c, const DefInfo &def, Term a
   Term arg = c.load(slotOf(n, 0));
   bool entry = tagOf(arg) == tag::Var; // read from a substitution entry, which dies
   Loc entrySlot = payloadOf(arg);
+  if (entry && !ownsSlot(c, entrySlot))
+    return false; // the number is read where it is, by the general way
   if (entry)
     arg = c.load(entrySlot);
   // The number is on its way: the context may run the call later.
@@ -597,6 +668,9 @@ template <class Ctx> BENDC_HD Term takeJoin(Ctx &c, Term join) {
 
 /// Two nodes of one kind and one polarity: their ports join pairwise.
 template <class Ctx> BENDC_HD void joinNodes(Ctx &c, Term a, Term b, unsigned depth) {
+  if constexpr (SplitNet<Ctx>)
+    if (!c.ownsNode(nodeOf(a)) || !c.ownsNode(nodeOf(b)))
+      return c.putOffJoin(a, b, depth, /*consumers=*/false);
   uint8_t at = tagOf(a), bt = tagOf(b);
   if (kindOf(at) != kindOf(bt))
     return commuteNodes(c, a, b);
@@ -639,6 +713,9 @@ template <class Ctx> BENDC_HD_CALL void joinValues(Ctx &c, Term a, Term b, unsig
       // `b` waits in the variable's place for the value that comes there, or
       // meets what is there already.
       Loc slot = payloadOf(a);
+      if constexpr (SplitNet<Ctx>)
+        if (!c.ownsSlot(slot))
+          return c.sendJoin(a, b, depth);
       Term got = c.exchange(slot, pendingTerm(b));
       if (got == subTerm())
         return;
@@ -675,6 +752,9 @@ template <class Ctx> BENDC_HD_CALL void joinConsumers(Ctx &c, Term a, Term b, un
     a = b;
     b = t;
   }
+  if constexpr (SplitNet<Ctx>)
+    if (tagOf(a) == tag::Join && !c.ownsNode(nodeOf(a)))
+      return c.putOffJoin(a, b, depth, /*consumers=*/true);
   if (tagOf(a) == tag::Join)
     return link(c, b, detail::takeJoin(c, a));
   if (Term fa = flipLeaf(a))
@@ -852,7 +932,7 @@ template <class Ctx> BENDC_HD void interactSwit(Ctx &c, Term swi, Term num_) {
   if (v != 0)
     c.store(slotOf(n, 0), numTerm(num::makeU24(v - 1)));
   Term app = nodeTerm(tag::App, n); // when v != 0: (predecessor result)
-  if (tagOf(branches) == tag::Tup) {
+  if (tagOf(branches) == tag::Tup && ownsNode(c, nodeOf(branches))) {
     c.count(Rule::Anni);
     Loc b = nodeOf(branches);
     Term zero = c.load(slotOf(b, 0)), succ = c.load(slotOf(b, 1));

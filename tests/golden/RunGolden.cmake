@@ -7,6 +7,10 @@
 #   STDIN: <file>      the program's stdin (a file next to the input); else empty
 #   MERGE_OUTPUT       stdout and stderr in one stream, in the order written
 # -DVERIFY_PASSES=0 compiles without running the HIR verifier after each pass.
+# With -DLAUNCHER="<command...>" bendc runs under that command (an MPI job),
+# the launcher's own report of a failed process is left out, and the run
+# adds -s: its interaction counts must equal those of bendc alone with one
+# thread (the expectation holds no counts, so they are compared here).
 # With -DSCRATCH=<dir> the program runs in a fresh folder under <dir> holding a
 # copy of the input, of <input>.files/* and of -DFFI_LIBRARY (if given), so it
 # may create and change files.
@@ -63,11 +67,57 @@ else()
   set(err_var err)
 endif()
 set(err "")
-execute_process(COMMAND ${BENDC} ${args} ${EXTRA_ARGS} ${name} ${program_args}
+set(launcher "")
+set(stats_arg "")
+if(DEFINED LAUNCHER)
+  separate_arguments(launcher UNIX_COMMAND "${LAUNCHER}")
+  set(stats_arg -s)
+endif()
+execute_process(COMMAND ${launcher} ${BENDC} ${args} ${EXTRA_ARGS} ${stats_arg} ${name} ${program_args}
                 WORKING_DIRECTORY ${run_dir}
                 INPUT_FILE ${stdin_file}
                 OUTPUT_VARIABLE out ERROR_VARIABLE ${err_var} RESULT_VARIABLE rc
                 TIMEOUT 120)
+if(DEFINED LAUNCHER)
+  # The counts (the statistics end the output), then the same program alone.
+  set(counts "")
+  string(FIND "${out}" "- ITRS: " at)
+  if(at GREATER_EQUAL 0)
+    string(SUBSTRING "${out}" ${at} -1 counts)
+    string(SUBSTRING "${out}" 0 ${at} out)
+    string(REGEX MATCHALL "(^|\n)(- ITRS|  - [a-z]+): [0-9]+" counts "${counts}")
+  endif()
+  string(FIND "${${err_var}}" "------------------------------" at)
+  if(at GREATER_EQUAL 0)
+    string(SUBSTRING "${${err_var}}" 0 ${at} ${err_var})
+  endif()
+  if(DEFINED SCRATCH)
+    file(REMOVE_RECURSE ${run_dir})
+    file(MAKE_DIRECTORY ${run_dir})
+    file(COPY ${INPUT} DESTINATION ${run_dir})
+    if(IS_DIRECTORY ${INPUT}.files)
+      file(COPY ${fixtures} DESTINATION ${run_dir})
+    endif()
+    if(DEFINED FFI_LIBRARY)
+      file(COPY ${FFI_LIBRARY} DESTINATION ${run_dir})
+    endif()
+  endif()
+  execute_process(COMMAND ${BENDC} ${args} --threads=1 -s ${name} ${program_args}
+                  WORKING_DIRECTORY ${run_dir}
+                  INPUT_FILE ${stdin_file}
+                  OUTPUT_VARIABLE alone ERROR_QUIET RESULT_VARIABLE alone_rc
+                  TIMEOUT 120)
+  set(alone_counts "")
+  string(FIND "${alone}" "- ITRS: " at)
+  if(at GREATER_EQUAL 0)
+    string(SUBSTRING "${alone}" ${at} -1 alone_counts)
+    string(REGEX MATCHALL "(^|\n)(- ITRS|  - [a-z]+): [0-9]+" alone_counts "${alone_counts}")
+  endif()
+  if(NOT counts STREQUAL alone_counts)
+    message(FATAL_ERROR "${name}: the interactions counted under the launcher differ from one "
+                        "process's\n--- one process\n${alone_counts}\n--- launched\n${counts}")
+  endif()
+endif()
 if(DEFINED SCRATCH)
   file(REMOVE_RECURSE ${run_dir})
 endif()

@@ -14,6 +14,7 @@
 #include "lowering/PolarizedPrinter.h"
 #include "readback/Readback.h"
 #include "runtime/Runtime.h"
+#include "runtime/dist/Mpi.h"
 #include "support/Diagnostic.h"
 #include "support/Heap.h"
 #include "support/LargeStack.h"
@@ -33,6 +34,7 @@
 #include <cinttypes>
 #include <csignal>
 #include <cstdio>
+#include <fcntl.h>
 #include <optional>
 #include <thread>
 #include <unistd.h>
@@ -85,6 +87,16 @@ cl::opt<std::string> memSize("mem", cl::desc("Memory for the net, e.g. 512M or 4
 cl::opt<bool> timePhasesFlag("time-phases",
                              cl::desc("Print the wall and CPU time of each compile phase on stderr"),
                              cl::cat(category));
+cl::opt<bool> distributedFlag(
+    "distributed",
+    cl::desc("Reduce over the processes of an MPI job: mpirun -np N bendc --run FILE --distributed "
+             "(rank 0 prints; one thread each)"),
+    cl::cat(category));
+cl::opt<uint64_t> distRoundFlag(
+    "dist-round",
+    cl::desc("With --distributed: the most redexes a process reduces between two exchanges of "
+             "messages (default 16384; small rounds spread even a small net)"),
+    cl::value_desc("redexes"), cl::init(0), cl::cat(category));
 // Created in main(): LLVM's Support library owns an option named `stats` too.
 cl::opt<bool> *statsFlag = nullptr;
 cl::opt<rt::Backend> backendOpt(
@@ -98,6 +110,9 @@ enum ExitCode { ExitOk = 0, ExitInputError = 1, ExitUsage = 2 };
 
 /// How many subterms sharing recovery bound (for --stats).
 unsigned sharedSubterms = 0;
+
+/// This process's rank in a --distributed job; only rank 0 prints and writes.
+unsigned jobRank = 0;
 
 void printStats(const rt::RunStats &s) {
   static const char *const names[] = {
@@ -127,6 +142,12 @@ void printStats(const rt::RunStats &s) {
   outs() << "- BACKEND: " << s.backend << "\n";
   if (s.ioCalls)
     outs() << "- IO CALLS: " << s.ioCalls << "\n";
+  if (const rt::RunStats::Distribution &d = s.distribution; d.ranks) {
+    outs() << "- RANKS: " << d.ranks << " (" << d.rounds << " rounds)\n";
+    outs() << "- CROSS-RANK: " << d.messages << " messages, " << d.bytes << " bytes (" << d.links
+           << " links, " << d.nodesMoved << " nodes moved, " << d.redexesShared
+           << " redexes shared)\n";
+  }
   if (sharedSubterms)
     outs() << "- SHARED: " << sharedSubterms << "\n";
 }
@@ -153,6 +174,8 @@ int runBook(const rt::Book &book,
   rt::RunOptions options;
   options.backend = backendOpt;
   options.threads = threadCount;
+  options.distributed = distributedFlag;
+  options.roundRedexes = distRoundFlag;
   if (threadCount > rt::MaxCpuThreads) {
     errs() << "bendc: error: --threads " << threadCount << " is more than the " << rt::MaxCpuThreads
            << " this bendc runs\n";
@@ -211,6 +234,8 @@ int finishWithDiagnostics(DiagnosticEngine &diags) {
 }
 
 bool writeHvmFile(const net::Book &book) {
+  if (jobRank != 0)
+    return true; // every process of the job compiled the same book
   std::error_code ec;
   ToolOutputFile out(outputPath, ec, sys::fs::OF_Text);
   if (ec) {
@@ -482,6 +507,24 @@ int main(int argc, char **argv) {
                                    &parseErrorStream)) {
     errs() << explainParseErrors(parseErrorStream.str());
     return ExitUsage;
+  }
+
+  if (distributedFlag) {
+    // Every process compiles the program; rank 0 alone speaks.
+    rt::dist::Process job = rt::dist::joinJob();
+    if (!job.error.empty()) {
+      errs() << "bendc: error: --distributed: " << job.error << "\n";
+      return rt::exitCodeFor(rt::RunStatus::NoMpi);
+    }
+    jobRank = job.rank;
+    if (jobRank != 0) {
+      int quiet = open("/dev/null", O_WRONLY);
+      if (quiet >= 0) {
+        dup2(quiet, STDOUT_FILENO);
+        dup2(quiet, STDERR_FILENO);
+        close(quiet);
+      }
+    }
   }
 
   SourceMgr sources;

@@ -1,0 +1,33 @@
+// One net reduced by the processes of an MPI job (runtime/dist/DESIGN.md,
+// "The prototype"). The driver joins the job before it compiles, so that only
+// rank 0 speaks; then every process compiles the same book and calls
+// rt::run with RunOptions::distributed, which lands in runDistributed.
+#pragma once
+
+#include "runtime/Runtime.h"
+
+#include <string>
+
+namespace bendc::rt::dist {
+
+/// This process's place in the job.
+struct Process {
+  unsigned rank = 0, ranks = 1;
+  /// Why the process could not join a job (empty when it did).
+  std::string error;
+};
+
+/// Whether this bendc was built with MPI.
+bool builtWithMpi();
+
+/// Starts MPI (once; it is finished when the process exits) and says which
+/// rank this process is. Outside `mpirun` this is a job of one process.
+Process joinJob();
+
+/// Reduces `@main` of `book` over the processes of the job, which all call it
+/// with the same book and options. Rank 0 runs the IO calls and reads the
+/// normal form back; the other ranks' results carry only the status. The
+/// interactions and rules counted are those of the whole job.
+RunResult runDistributed(const Book &book, const RunOptions &options);
+
+} // namespace bendc::rt::dist
