@@ -77,6 +77,7 @@ struct RunStats {
     uint64_t links = 0;        // wires joined in another process's memory
     uint64_t nodesMoved = 0;   // nodes brought to the process that consumes them
     uint64_t redexesShared = 0; // redexes handed to an idle process
+    uint64_t redexesRouted = 0; // redexes sent to the process that owns their node
   } distribution;
 };
 

@@ -8,13 +8,14 @@
 //
 // Rules. The rules of runtime/common/Interact.h run unchanged, with this file's
 // `Rank` as their context (a SplitNet): a wire into another rank's slot is a
-// message that its owner links there; a redex (or a clash's join) that holds a
-// node of another rank waits while the node is brought over: this rank takes
-// a fresh node of its own and asks the owner for the node's contents; the
-// owner puts a variable pointing at the fresh node's slot into each negative
-// slot still waiting for its wire's other end (a forwarding entry, as a
-// substitution entry forwards), and sends the rest. A node has one consumer,
-// so nothing else holds it while it moves.
+// message that its owner links there; a redex goes to the owner of its
+// positive node (the work follows the data); a redex (or a clash's join) that
+// still holds a node of another rank waits while the node is brought over:
+// this rank takes a fresh node of its own and asks the owner for the node's
+// contents; the owner puts a variable pointing at the fresh node's slot into
+// each negative slot still waiting for its wire's other end (a forwarding
+// entry, as a substitution entry forwards), and sends the rest. A node has
+// one consumer, so nothing else holds it while it moves.
 //
 // Rounds. Each rank reduces up to a round's redexes (16 384 unless the run
 // says); then every rank tells every other how much work it holds
@@ -103,7 +104,8 @@ struct Msg {
   enum Kind : uint64_t {
     Link,  // link(a, b): b is a variable whose slot the receiver owns
     Join,  // joinValues(a, b, c): a is a variable whose slot the receiver owns
-    Give,  // a task (a, b; c = kind | depth << 8) handed to an idle rank
+    Route, // a task (a, b; c = kind | depth << 8) for the owner of its positive node
+    Share, // a task handed to an idle rank, to run there
     Fetch, // send node a's contents to rank c, for its fresh node b
     Moved, // fresh node a receives slot values b and c (SUB: keep what is there)
   };
@@ -125,7 +127,7 @@ struct Census {
 
 /// The traffic counted on this rank.
 struct Traffic {
-  uint64_t messages = 0, bytes = 0, links = 0, nodesMoved = 0, redexesShared = 0;
+  uint64_t messages = 0, bytes = 0, links = 0, nodesMoved = 0, redexesShared = 0, redexesRouted = 0;
 };
 
 class Rank {
@@ -229,7 +231,7 @@ private:
     outbox[to].push_back(m);
     ++sentThisRound;
   }
-  void submit(Task t);
+  void submit(Task t, bool stay = false);
   void park(Task t);
   uint32_t parkSlot(Task t);
   /// Asks the owner of `node` for it, for parked task `id`; the node's term
@@ -335,12 +337,23 @@ Term Rank::ask(Request::Op op, Loc loc, Term t) {
   return reply;
 }
 
-void Rank::submit(Task t) {
-  bool here = (!isNode(t.a) || ownsNode(nodeOf(t.a))) && (!isNode(t.b) || ownsNode(nodeOf(t.b)));
-  if (here)
+void Rank::submit(Task t, bool stay) {
+  bool negHere = !isNode(t.a) || ownsNode(nodeOf(t.a));
+  bool posHere = !isNode(t.b) || ownsNode(nodeOf(t.b));
+  if (negHere && posHere) {
     ready.push_back(t);
-  else
-    park(t);
+    return;
+  }
+  // A redex goes to the owner of its positive node (of its negative node
+  // when the positive side is a leaf): the work follows the data, and only
+  // the consumer's node moves. One handed over to share work stays.
+  if (!stay && t.kind == Task::Redex && (!posHere || !isNode(t.b))) {
+    ++traffic.redexesRouted;
+    post(ownerOf(nodeOf(posHere ? t.a : t.b)),
+         {Msg::Route, t.a, t.b, uint64_t(t.kind) | uint64_t(t.depth) << 8});
+    return;
+  }
+  park(t);
 }
 
 uint32_t Rank::parkSlot(Task t) {
@@ -469,8 +482,9 @@ void Rank::apply(const Msg &m) {
   case Msg::Join:
     joinValues(*this, m.a, m.b, unsigned(m.c));
     return;
-  case Msg::Give:
-    submit({m.a, m.b, uint8_t(m.c & 0xFF), uint8_t(m.c >> 8)});
+  case Msg::Route:
+  case Msg::Share:
+    submit({m.a, m.b, uint8_t(m.c & 0xFF), uint8_t(m.c >> 8)}, /*stay=*/m.kind == Msg::Share);
     return;
   case Msg::Fetch:
     sendNode(m.a, m.b, unsigned(m.c));
@@ -546,7 +560,7 @@ void Rank::share(const std::vector<Census> &all) {
     size_t give = ready.size() / 2;
     for (size_t i = 0; i < give; ++i) {
       const Task &t = ready[i];
-      post(idle[k], {Msg::Give, t.a, t.b, uint64_t(t.kind) | uint64_t(t.depth) << 8});
+      post(idle[k], {Msg::Share, t.a, t.b, uint64_t(t.kind) | uint64_t(t.depth) << 8});
     }
     ready.erase(ready.begin(), ready.begin() + ptrdiff_t(give));
     traffic.redexesShared += give;
@@ -627,7 +641,7 @@ void Rank::finishServing() {
 }
 
 void Rank::gatherStats(RunStats &stats) {
-  std::array<uint64_t, RuleCount + 6> mine{}, sum{};
+  std::array<uint64_t, RuleCount + 7> mine{}, sum{};
   for (unsigned r = 0; r < RuleCount; ++r)
     mine[r] = byRule[r];
   mine[RuleCount + 0] = traffic.messages;
@@ -636,6 +650,7 @@ void Rank::gatherStats(RunStats &stats) {
   mine[RuleCount + 3] = traffic.nodesMoved;
   mine[RuleCount + 4] = traffic.redexesShared;
   mine[RuleCount + 5] = top;
+  mine[RuleCount + 6] = traffic.redexesRouted;
   MPI_Allreduce(mine.data(), sum.data(), int(mine.size()), MPI_UINT64_T, MPI_SUM, comm);
   for (unsigned r = 0; r < RuleCount; ++r) {
     stats.byRule[r] = sum[r];
@@ -649,6 +664,7 @@ void Rank::gatherStats(RunStats &stats) {
   d.links = sum[RuleCount + 2];
   d.nodesMoved = sum[RuleCount + 3];
   d.redexesShared = sum[RuleCount + 4];
+  d.redexesRouted = sum[RuleCount + 6];
   stats.peakNodes = sum[RuleCount + 5];
 }
 

@@ -145,8 +145,8 @@ void printStats(const rt::RunStats &s) {
   if (const rt::RunStats::Distribution &d = s.distribution; d.ranks) {
     outs() << "- RANKS: " << d.ranks << " (" << d.rounds << " rounds)\n";
     outs() << "- CROSS-RANK: " << d.messages << " messages, " << d.bytes << " bytes (" << d.links
-           << " links, " << d.nodesMoved << " nodes moved, " << d.redexesShared
-           << " redexes shared)\n";
+           << " links, " << d.redexesRouted << " redexes routed, " << d.nodesMoved
+           << " nodes moved, " << d.redexesShared << " shared)\n";
   }
   if (sharedSubterms)
     outs() << "- SHARED: " << sharedSubterms << "\n";
