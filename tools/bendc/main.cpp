@@ -509,6 +509,11 @@ int main(int argc, char **argv) {
     return ExitUsage;
   }
 
+  if (distributedFlag && backendOpt == rt::Backend::Cuda) {
+    errs() << "bendc: error: --distributed reduces on the CPUs of an MPI job's processes; it "
+              "does not take --backend=cuda\n";
+    return ExitUsage;
+  }
   if (distributedFlag) {
     // Every process compiles the program; rank 0 alone speaks.
     rt::dist::Process job = rt::dist::joinJob();
