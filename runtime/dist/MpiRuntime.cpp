@@ -32,6 +32,7 @@
 #include "runtime/NetHost.h"
 #include "runtime/common/Interact.h"
 #include "runtime/common/NodeStock.h"
+#include "runtime/cpu/Arena.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -84,9 +85,7 @@ namespace {
 
 constexpr RuleTable ruleTable;
 
-/// A node takes two 8-byte slots and a byte of bookkeeping.
-constexpr uint64_t BytesPerNode = 17;
-/// A rank's memory grows by this many nodes at a time.
+/// A rank takes this many more of its nodes at a time.
 constexpr Loc GrowNodes = Loc(1) << 16;
 /// The most redexes a rank reduces in one round, unless the run says.
 constexpr uint64_t DefaultRoundRedexes = uint64_t(1) << 14;
@@ -176,14 +175,23 @@ public:
       ask(Request::ClearDead, node, 0);
   }
   Loc alloc() { return stock.take(*this); }
-  bool reserve(uint64_t n);
+  bool reserve(uint64_t n) {
+    if (BENDC_RARE(failure != RunStatus::Ok))
+      return false;
+    return stock.available() >= n || grow(n);
+  }
   void release(Loc node) {
     if (ownsNode(node))
       stock.give(*this, node);
     else
       ask(Request::Release, node, 0);
   }
-  void push(Term neg, Term pos) { submit({neg, pos, Task::Redex, 0}); }
+  void push(Term neg, Term pos) {
+    // The common case inline: both nodes here.
+    if (BENDC_RARE(!here(neg) || !here(pos)))
+      return submit({neg, pos, Task::Redex, 0});
+    ready.push_back({neg, pos, Task::Redex, 0});
+  }
   bool deferCall(Term, Term) { return false; }
   void count(Rule rule) { ++byRule[unsigned(rule)]; }
   void fault(Fault f, Term neg, Term pos);
@@ -200,7 +208,8 @@ public:
   }
 
   // --- the run ---
-  Rank(const Book &book, unsigned rank, unsigned ranks, Loc perRank, uint64_t roundRedexes,
+  /// `memory` holds this rank's nodes; every rank's holds as many.
+  Rank(const Book &book, unsigned rank, unsigned ranks, Arena &memory, uint64_t roundRedexes,
        MPI_Comm comm, const std::atomic<bool> *cancel);
 
   unsigned rank() const { return me; }
@@ -222,16 +231,20 @@ public:
 
 private:
   unsigned ownerOf(Loc node) const { return unsigned(node / perRank); }
+  /// A term that is not a node of another rank.
+  bool here(Term t) const { return !isNode(t) || ownsNode(nodeOf(t)); }
+  /// Hands more of this rank's nodes to its stock (false: none left).
+  __attribute__((noinline)) bool grow(uint64_t n);
   void fail(RunStatus s) {
     if (failure == RunStatus::Ok)
       failure = s;
   }
-  Term ask(Request::Op op, Loc loc, Term t);
+  __attribute__((noinline)) Term ask(Request::Op op, Loc loc, Term t);
   void post(unsigned to, Msg m) {
     outbox[to].push_back(m);
     ++sentThisRound;
   }
-  void submit(Task t, bool stay = false);
+  __attribute__((noinline)) void submit(Task t, bool stay = false);
   void park(Task t);
   uint32_t parkSlot(Task t);
   /// Asks the owner of `node` for it, for parked task `id`; the node's term
@@ -253,9 +266,9 @@ private:
   bool host = false;
   RunStatus failure = RunStatus::Ok;
 
-  std::vector<Term> slots;   // the slots of nodes base .. base + top
-  std::vector<uint8_t> dead; // each node's count of dead slots
-  Loc top = 0;
+  Term *slots;   // the slots of nodes base .. base + perRank
+  uint8_t *dead; // each node's count of dead slots
+  Loc top = 0;   // nodes base .. base + top have been handed to the stock
   NodeStock stock;
   std::vector<Loc> scratchSpace;
 
@@ -278,42 +291,32 @@ private:
   uint64_t rounds = 0;
 };
 
-Rank::Rank(const Book &book, unsigned rank, unsigned ranks, Loc perRank, uint64_t roundRedexes,
+Rank::Rank(const Book &book, unsigned rank, unsigned ranks, Arena &memory, uint64_t roundRedexes,
            MPI_Comm comm, const std::atomic<bool> *cancel)
     : bookSlots(book.slots.data()), bookRedexes(book.redexes.data()), defs(book.defs.data()),
-      me(rank), ranks(ranks), perRank(perRank), base(Loc(rank) * perRank),
-      roundRedexes(roundRedexes), comm(comm), cancel(cancel),
-      need(maxNodesPerInteraction(book)), outbox(ranks) {
+      me(rank), ranks(ranks), perRank(memory.nodeCount()), base(Loc(rank) * perRank),
+      roundRedexes(roundRedexes), comm(comm), cancel(cancel), need(maxNodesPerInteraction(book)),
+      slots(memory.slotData()), dead(memory.deadData()), outbox(ranks) {
   scratchSpace.resize(need);
   scratch = scratchSpace.data();
   // Node 0 is the root's, on rank 0.
-  if (me == 0) {
-    top = FirstNode;
-    slots.assign(2 * top, 0);
-    dead.assign(top, 0);
-    stock.bump = stock.bumpEnd = FirstNode;
-  }
+  if (me == 0)
+    top = stock.bump = stock.bumpEnd = FirstNode;
 }
 
-bool Rank::reserve(uint64_t n) {
-  if (failure != RunStatus::Ok)
-    return false;
-  if (stock.available() >= n)
-    return true;
-  Loc grow = std::max<Loc>(GrowNodes, n);
-  if (top + grow > perRank) {
-    grow = perRank - top;
-    if (stock.available() + grow < n) {
+bool Rank::grow(uint64_t n) {
+  Loc more = std::max<Loc>(GrowNodes, n);
+  if (top + more > perRank) {
+    more = perRank - top;
+    if (stock.available() + more < n) {
       fault(Fault::NoMemory, 0, 0);
       return false;
     }
   }
   stock.retireRange(*this);
   stock.bump = base + top;
-  top += grow;
+  top += more;
   stock.bumpEnd = base + top;
-  slots.resize(2 * top, 0);
-  dead.resize(top, 0);
   return true;
 }
 
@@ -338,8 +341,7 @@ Term Rank::ask(Request::Op op, Loc loc, Term t) {
 }
 
 void Rank::submit(Task t, bool stay) {
-  bool negHere = !isNode(t.a) || ownsNode(nodeOf(t.a));
-  bool posHere = !isNode(t.b) || ownsNode(nodeOf(t.b));
+  bool negHere = here(t.a), posHere = here(t.b);
   if (negHere && posHere) {
     ready.push_back(t);
     return;
@@ -709,10 +711,22 @@ RunResult runDistributed(const Book &book, const RunOptions &options) {
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   uint64_t memBytes = options.memBytes ? options.memBytes : defaultMemBytes();
-  // Every process of the job may run on this machine: each takes its share.
-  Loc perRank = std::max<Loc>(memBytes / job.ranks / BytesPerNode, 2 * GrowNodes);
+  // Every process of the job may run on this machine: each takes its share,
+  // as address space that costs nothing until it is touched.
+  Arena memory(std::max<uint64_t>(memBytes / job.ranks, 2 * GrowNodes * Arena::bytesPerNode));
+  // None can run without every part: all learn whether each got its own.
+  int mine = memory.ok(), all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, comm);
+  if (!all) {
+    MPI_Comm_free(&comm);
+    result.status = RunStatus::OutOfMemory;
+    result.message = "out of memory: a process of the job cannot reserve its " +
+                     std::to_string(memBytes / job.ranks >> 20) +
+                     " MiB of address space for the net; lower it with --mem";
+    return result;
+  }
   uint64_t round = options.roundRedexes ? options.roundRedexes : DefaultRoundRedexes;
-  Rank rank(book, job.rank, job.ranks, perRank, round, comm, options.cancel);
+  Rank rank(book, job.rank, job.ranks, memory, round, comm, options.cancel);
 
   auto start = std::chrono::steady_clock::now();
   if (job.rank == 0)
