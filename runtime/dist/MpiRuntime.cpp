@@ -114,10 +114,12 @@ static_assert(sizeof(Msg) == 32);
 
 /// What rank 0 asks of another rank between reductions.
 struct Request {
-  enum Op : uint64_t { Load, Store, Exchange, AddDead, ClearDead, Release, Reduce, Finish };
+  enum Op : uint64_t { Load, LoadPage, Store, Exchange, AddDead, ClearDead, Release, Reduce, Finish };
   uint64_t op, loc, term;
 };
 constexpr int RequestTag = 1, ReplyTag = 2;
+/// Readback fetches another rank's slots this many at a time (32 KiB).
+constexpr Loc PageSlots = 4096;
 
 /// Each rank's state at the end of a round.
 struct Census {
@@ -228,6 +230,9 @@ public:
   void gatherStats(RunStats &stats);
   /// Whether rank 0 is the host (between reductions).
   void setHost(bool on) { host = on; }
+  /// Rank 0, reading the normal form of a quiescent net that no one writes
+  /// any more: another rank's slots come a page at a time, kept here.
+  Term readFinal(Loc slot);
 
 private:
   unsigned ownerOf(Loc node) const { return unsigned(node / perRank); }
@@ -281,6 +286,7 @@ private:
   std::vector<uint32_t> freeParked;
   uint64_t parkedCount = 0;
   llvm::DenseMap<Loc, uint32_t> awaiting; // a fresh node: the parked task it is for
+  llvm::DenseMap<Loc, std::vector<Term>> pages; // readFinal's, by first slot
 
   std::vector<std::vector<Msg>> outbox;
   std::vector<Msg> inbox;
@@ -611,6 +617,10 @@ void Rank::serve() {
     case Request::Load:
       reply = load(req.loc);
       break;
+    case Request::LoadPage:
+      // `term` slots from `loc`, all this rank's (the host clipped them).
+      MPI_Send(slots + (req.loc - 2 * base), int(req.term), MPI_UINT64_T, 0, ReplyTag, comm);
+      continue;
     case Request::Store:
       store(req.loc, req.term);
       continue;
@@ -681,7 +691,25 @@ private:
   Rank &rank;
 };
 
-Term fetchSlot(void *rank, Loc slot) { return static_cast<Rank *>(rank)->load(slot); }
+Term Rank::readFinal(Loc slot) {
+  if (ownsNode(slot >> 1))
+    return slots[slot - 2 * base];
+  unsigned owner = ownerOf(slot >> 1);
+  Loc ownerBegin = 2 * Loc(owner) * perRank, ownerEnd = ownerBegin + 2 * perRank;
+  Loc first = std::max(slot / PageSlots * PageSlots, ownerBegin);
+  auto [it, fresh] = pages.try_emplace(first);
+  std::vector<Term> &page = it->second;
+  if (fresh) {
+    page.resize(std::min(first + PageSlots, ownerEnd) - first);
+    Request req{Request::LoadPage, first, page.size()};
+    MPI_Send(&req, 3, MPI_UINT64_T, int(owner), RequestTag, comm);
+    MPI_Recv(page.data(), int(page.size()), MPI_UINT64_T, int(owner), ReplyTag, comm,
+             MPI_STATUS_IGNORE);
+  }
+  return page[slot - first];
+}
+
+Term fetchSlot(void *rank, Loc slot) { return static_cast<Rank *>(rank)->readFinal(slot); }
 
 std::string describeFailure(RunStatus s, uint64_t memBytes, unsigned ranks, bool memGiven) {
   switch (s) {
