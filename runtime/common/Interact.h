@@ -212,34 +212,62 @@ inline uint64_t maxCallPushes(const DefInfo &def, const Term *slots) {
   return uint64_t(def.redexCount) + levels(levels, def.root, 0) + 1;
 }
 
+namespace detail {
+
+/// One step of the chain expand fuses: template node `mine` (of the
+/// definition whose slots are `slots`) meets the negative node `meets`. With
+/// `deeper` (the chain may grow), the first positive slot of `mine` that holds
+/// a node meeting a node waiting in `meets`'s matching slot (it stays there:
+/// only a wire's other end writes a negative slot, and a node there means
+/// that end is gone) is fused at the next level: its index, with the waiting
+/// node in `waiting`; -1 when none. With `args`, `meets`'s values for the
+/// negative slots of `mine` are read into it on the way.
+template <class Ctx>
+BENDC_HD int fusesAt(Ctx &c, const Term *slots, Term mine, Term meets, bool deeper, Term &waiting,
+                     Term *args) {
+  uint8_t tag = tagOf(mine);
+  uint64_t node = payloadOf(mine);
+  Loc n = nodeOf(meets);
+  int at = -1;
+  for (unsigned i = 0; i < 2; ++i) {
+    if (!auxPositive(tag, i)) {
+      if (args)
+        args[i] = c.load(slotOf(n, i));
+      continue;
+    }
+    Term inner = slots[2 * node + i];
+    if (at >= 0 || !deeper || !isNodeTag(tagOf(inner)))
+      continue;
+    Term w = c.load(slotOf(n, i));
+    if (annihilates(tagOf(w), tagOf(inner))) {
+      waiting = w;
+      at = int(i);
+    }
+  }
+  return at;
+}
+
+} // namespace detail
+
 /// For a SplitNet: the slot holding the first node of another process that
 /// expand(c, id, against) would fuse if it were here (the chain it walks,
-/// read the same way), or ~0 when the chain it can see ends here. The
-/// context brings that node over first, so that a call fuses as it would in
-/// one process: fusing puts values straight into the copy, where building
+/// step by step the same way), or ~0 when the chain it can see ends here.
+/// The context brings that node over first, so that a call fuses as it would
+/// in one process: fusing puts values straight into the copy, where building
 /// leaves variables, and an operator counts one more interaction when it
 /// finds a variable (interactOper).
 template <class Ctx> Loc unfusedSlot(Ctx &c, uint32_t id, Term against) {
   const DefInfo &def = c.defs[id];
   const Term *slots = c.bookSlots + def.firstSlot;
-  Term meets = against, mine = def.root;
-  for (unsigned levels = 1; meets; ++levels) {
-    uint8_t tag = tagOf(mine);
-    uint32_t node = uint32_t(payloadOf(mine));
-    Loc n = nodeOf(meets);
-    meets = 0;
-    for (unsigned i = 0; i < 2 && !meets; ++i) {
-      Term inner = slots[2 * node + i];
-      if (!auxPositive(tag, i) || levels == MaxFusedLevels || !isNodeTag(tagOf(inner)))
-        continue;
-      Term waiting = c.load(slotOf(n, i));
-      if (!annihilates(tagOf(waiting), tagOf(inner)))
-        continue;
-      if (!c.ownsNode(nodeOf(waiting)))
-        return slotOf(n, i);
-      meets = waiting;
-      mine = inner;
-    }
+  Term meets = against, mine = def.root, waiting = 0;
+  for (unsigned levels = 1; levels < MaxFusedLevels; ++levels) {
+    int i = detail::fusesAt(c, slots, mine, meets, true, waiting, nullptr);
+    if (i < 0)
+      break;
+    if (!c.ownsNode(nodeOf(waiting)))
+      return slotOf(nodeOf(meets), unsigned(i));
+    mine = slots[2 * payloadOf(mine) + unsigned(i)];
+    meets = waiting;
   }
   return ~Loc(0);
 }
@@ -274,24 +302,13 @@ template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0)
     locs[l.node] = Fused | levels;
     ++levels;
     meets = 0;
-    Loc n = nodeOf(l.meets);
-    for (unsigned i = 0; i < 2; ++i) {
-      if (!auxPositive(l.tag, i)) {
-        l.arg[i] = c.load(slotOf(n, i));
-        continue;
-      }
-      // A node of ours meeting a node that waits in the matching slot (it
-      // stays there: only a wire's other end writes a negative slot, and a
-      // node there means that end is gone).
-      Term inner = slots[2 * l.node + i];
-      if (meets || levels == MaxLevels || !isNodeTag(tagOf(inner)))
-        continue;
-      Term waiting = c.load(slotOf(n, i));
-      if (annihilates(tagOf(waiting), tagOf(inner)) && ownsNode(c, nodeOf(waiting))) {
-        l.next = int(i);
-        meets = waiting;
-        mine = inner;
-      }
+    // A node of another process is not fused (see unfusedSlot).
+    Term waiting = 0;
+    int i = detail::fusesAt(c, slots, mine, l.meets, levels != MaxLevels, waiting, l.arg);
+    if (i >= 0 && ownsNode(c, nodeOf(waiting))) {
+      l.next = i;
+      meets = waiting;
+      mine = slots[2 * l.node + unsigned(i)];
     }
   }
   for (uint32_t i = 0; i < nodes; ++i)
