@@ -83,14 +83,21 @@ execute_process(COMMAND ${launcher} ${BENDC} ${args} ${EXTRA_ARGS} ${stats_arg} 
                 OUTPUT_VARIABLE out ERROR_VARIABLE ${err_var} RESULT_VARIABLE rc
                 TIMEOUT 120)
 if(DEFINED LAUNCHER)
-  # The counts (the statistics end the output), then the same program alone.
-  set(counts "")
-  string(FIND "${out}" "- ITRS: " at)
-  if(at GREATER_EQUAL 0)
-    string(SUBSTRING "${out}" ${at} -1 counts)
-    string(SUBSTRING "${out}" 0 ${at} out)
-    string(REGEX MATCHALL "(^|\n)(- ITRS|  - [a-z]+): [0-9]+" counts "${counts}")
-  endif()
+  # Takes the statistics off the end of `output_var` and keeps the counts
+  # (the total and each rule's) in `counts_var`.
+  function(take_counts output_var counts_var)
+    set(counts "")
+    string(FIND "${${output_var}}" "- ITRS: " at)
+    if(at GREATER_EQUAL 0)
+      string(SUBSTRING "${${output_var}}" ${at} -1 counts)
+      string(SUBSTRING "${${output_var}}" 0 ${at} ${output_var})
+      string(REGEX MATCHALL "(^|\n)(- ITRS|  - [a-z]+): [0-9]+" counts "${counts}")
+    endif()
+    set(${output_var} "${${output_var}}" PARENT_SCOPE)
+    set(${counts_var} "${counts}" PARENT_SCOPE)
+  endfunction()
+  # The counts, then the same program alone.
+  take_counts(out counts)
   string(FIND "${${err_var}}" "------------------------------" at)
   if(at GREATER_EQUAL 0)
     string(SUBSTRING "${${err_var}}" 0 ${at} ${err_var})
@@ -103,12 +110,7 @@ if(DEFINED LAUNCHER)
                   INPUT_FILE ${stdin_file}
                   OUTPUT_VARIABLE alone ERROR_QUIET RESULT_VARIABLE alone_rc
                   TIMEOUT 120)
-  set(alone_counts "")
-  string(FIND "${alone}" "- ITRS: " at)
-  if(at GREATER_EQUAL 0)
-    string(SUBSTRING "${alone}" ${at} -1 alone_counts)
-    string(REGEX MATCHALL "(^|\n)(- ITRS|  - [a-z]+): [0-9]+" alone_counts "${alone_counts}")
-  endif()
+  take_counts(alone alone_counts)
   if(NOT counts STREQUAL alone_counts)
     message(FATAL_ERROR "${name}: the interactions counted under the launcher differ from one "
                         "process's\n--- one process\n${alone_counts}\n--- launched\n${counts}")
