@@ -249,17 +249,26 @@ BENDC_HD int fusesAt(Ctx &c, const Term *slots, Term mine, Term meets, bool deep
 
 } // namespace detail
 
+/// Whether a call of `def` by the negative node tagged `neg` builds nothing
+/// of the definition's root: it fuses with `neg` (see expand).
+BENDC_HD bool callFuses(uint8_t neg, const DefInfo &def) {
+  return neg != tag::Join && annihilates(neg, tagOf(def.root));
+}
+
 /// For a SplitNet: the slot holding the first node of another process that
-/// expand(c, id, against) would fuse if it were here (the chain it walks,
-/// step by step the same way), or ~0 when the chain it can see ends here.
+/// the call `neg ~ ref` would fuse if it were here (expand's chain, walked
+/// step by step the same way), or ~0 when the chain it can see ends here or
+/// the call fuses nothing.
 /// The context brings that node over first, so that a call fuses as it would
 /// in one process: fusing puts values straight into the copy, where building
 /// leaves variables, and an operator counts one more interaction when it
 /// finds a variable (interactOper).
-template <class Ctx> Loc unfusedSlot(Ctx &c, uint32_t id, Term against) {
-  const DefInfo &def = c.defs[id];
+template <class Ctx> Loc unfusedSlot(Ctx &c, Term neg, Term ref) {
+  const DefInfo &def = c.defs[refOf(ref)];
+  if (!callFuses(tagOf(neg), def))
+    return ~Loc(0);
   const Term *slots = c.bookSlots + def.firstSlot;
-  Term meets = against, mine = def.root, waiting = 0;
+  Term meets = neg, mine = def.root, waiting = 0;
   for (unsigned levels = 1; levels < MaxFusedLevels; ++levels) {
     int i = detail::fusesAt(c, slots, mine, meets, true, waiting, nullptr);
     if (i < 0)
@@ -556,7 +565,7 @@ template <class Ctx> BENDC_HD void interactCall(Ctx &c, Term neg, Term ref) {
     return;
   }
   c.count(Rule::Call);
-  if (nt != tag::Join && annihilates(nt, tagOf(def.root))) {
+  if (callFuses(nt, def)) {
     expand(c, refOf(ref), neg);
     return;
   }

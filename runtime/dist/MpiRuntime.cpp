@@ -459,16 +459,12 @@ void Rank::run(const Task &t) {
   switch (t.kind) {
   case Task::Redex: {
     Rule rule = ruleTable.rules[tagOf(t.a)][tagOf(t.b)];
-    if (rule == Rule::Call && isNode(t.a) && tagOf(t.a) != tag::Join &&
-        annihilates(tagOf(t.a), tagOf(defs[refOf(t.b)].root))) {
-      // A call fuses with the chain of nodes waiting in its argument as it
-      // would in one process: the ones elsewhere come here first.
-      Loc s = unfusedSlot(*this, refOf(t.b), t.a);
-      if (s != ~Loc(0)) {
-        uint32_t id = parkSlot(t);
-        store(s, bringOver(load(s), id));
-        return;
-      }
+    // A call fuses with the chain of nodes waiting in its argument as it
+    // would in one process: the ones elsewhere come here first.
+    if (Loc s = rule == Rule::Call ? unfusedSlot(*this, t.a, t.b) : ~Loc(0); s != ~Loc(0)) {
+      uint32_t id = parkSlot(t);
+      store(s, bringOver(load(s), id));
+      return;
     }
     interact(*this, t.a, t.b, rule);
     return;
