@@ -65,4 +65,14 @@ protected:
   Ctx &ctx;
 };
 
+/// A CtxNetHost whose context reserves nodes itself and reduces with its
+/// member `Reduce` (one that reduces every pending redex, with whatever
+/// threads or processes take part).
+template <class Ctx, bool (Ctx::*Reduce)()> class ReducingNetHost final : public CtxNetHost<Ctx> {
+public:
+  using CtxNetHost<Ctx>::CtxNetHost;
+  bool reserve(uint64_t n) override { return this->ctx.reserve(n); }
+  bool reduce() override { return (this->ctx.*Reduce)(); }
+};
+
 } // namespace bendc::rt

@@ -461,15 +461,7 @@ void Sim::finish() {
 }
 
 /// The net between reductions, for the IO protocol: rank 0 is the host.
-class SimNet final : public CtxNetHost<Sim> {
-public:
-  SimNet(const Book &book, Sim &sim) : CtxNetHost(book, sim), sim(sim) {}
-  bool reserve(uint64_t n) override { return sim.reserve(n); }
-  bool reduce() override { return sim.reduce(); }
-
-private:
-  Sim &sim;
-};
+using SimNet = ReducingNetHost<Sim, &Sim::reduce>;
 
 } // namespace
 

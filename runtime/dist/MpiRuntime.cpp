@@ -677,15 +677,7 @@ void Rank::gatherStats(RunStats &stats) {
 }
 
 /// The net between reductions, for the IO protocol, on rank 0.
-class HostNet final : public CtxNetHost<Rank> {
-public:
-  HostNet(const Book &book, Rank &rank) : CtxNetHost(book, rank), rank(rank) {}
-  bool reserve(uint64_t n) override { return rank.reserve(n); }
-  bool reduce() override { return rank.reduceAll(); }
-
-private:
-  Rank &rank;
-};
+using HostNet = ReducingNetHost<Rank, &Rank::reduceAll>;
 
 Term Rank::readFinal(Loc slot) {
   if (ownsNode(slot >> 1))
