@@ -9,7 +9,6 @@
 
 #include "llvm/ADT/SmallVector.h"
 
-#include <deque>
 
 namespace bendc::parse {
 
@@ -22,6 +21,36 @@ struct Token {
 
   /// The grammar symbol it is.
   Parser::symbol_kind_type symbol() const { return Parser::by_kind(kind).kind(); }
+};
+
+/// Tokens made before they are asked for (layout tokens, mostly): a queue
+/// that keeps its storage, so that pushing and taking do not allocate once
+/// it has grown.
+class TokenQueue {
+public:
+  bool empty() const { return head == items.size(); }
+  void push_back(const Token &t) { items.push_back(t); }
+  void push_front(const Token &t) {
+    if (head > 0)
+      items[--head] = t;
+    else
+      items.insert(items.begin(), t);
+  }
+  /// The first token, taken out; the queue must not be empty.
+  Token take() {
+    Token t = items[head++];
+    if (head == items.size())
+      clear();
+    return t;
+  }
+  void clear() {
+    items.clear();
+    head = 0;
+  }
+
+private:
+  llvm::SmallVector<Token, 8> items;
+  size_t head = 0; // items before it are taken
 };
 
 class Lexer {
@@ -95,7 +124,7 @@ private:
   ast::AstContext &ctx;
   const char *bufStart, *cur, *limit;
   mutable const char *scanPos, *scanLine; // line-start cache for lineStartOf
-  std::deque<Token> pending;
+  TokenQueue pending;
   llvm::SmallVector<unsigned, 8> indents; // empty: fun syntax, no layout
   int depth = 0;                          // open brackets
   llvm::SmallVector<const char *, 16> opens; // where each open bracket starts

@@ -1,8 +1,8 @@
 // re2c source of the lexer; the C++ is generated in the build tree.
 #include "frontend/Lexer.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/ConvertUTF.h"
-
 
 #include <cmath>
 #include <cstdio>
@@ -229,8 +229,7 @@ void Lexer::layoutAfterNewline() {
 Token Lexer::next() { return pending.empty() ? scanned() : takePending(); }
 
 Token Lexer::takePending() {
-  Token t = pending.front();
-  pending.pop_front();
+  Token t = pending.take();
   lastKind = t.kind;
   return t;
 }
@@ -437,14 +436,15 @@ Token Lexer::number(const char *start, bool isSigned) {
   return tok(P::token::NUMBER, r, core::Number::u24(uint32_t(whole)));
 }
 
-static void appendUtf8(std::string &out, uint32_t cp) {
+static void appendUtf8(llvm::SmallVectorImpl<char> &out, uint32_t cp) {
   char buf[4];
   char *p = buf;
   if (!llvm::ConvertCodePointToUTF8(cp, p)) {
-    out += "\xEF\xBF\xBD";
+    llvm::StringRef replacement("\xEF\xBF\xBD");
+    out.append(replacement.begin(), replacement.end());
     return;
   }
-  out.append(buf, p - buf);
+  out.append(buf, p);
 }
 
 // Decodes one escape after a backslash at `p`; advances `p`.
@@ -501,8 +501,10 @@ bool Lexer::escape(const char *&p, uint32_t &out) {
 
 // A string or char literal starting at `start` (the quote).
 Token Lexer::quoted(const char *start, char quote) {
-  std::string text;
-  std::vector<uint32_t> cps;
+  // (Most literals fit: no allocation but the copy the AST keeps.)
+  llvm::SmallString<64> text;
+  size_t count = 0;   // code points
+  uint32_t first = 0; // the first one
   const char *p = start + 1;
   for (;;) {
     if (p >= limit || *p == '\n') {
@@ -529,18 +531,19 @@ Token Lexer::quoted(const char *start, char quote) {
       cp = c32;
       p = reinterpret_cast<const char *>(s);
     }
-    cps.push_back(cp);
+    if (count++ == 0)
+      first = cp;
     appendUtf8(text, cp);
   }
   cur = p;
   SourceRange r = range(start, cur);
   if (quote == '"')
-    return tok(P::token::STRING, r, ctx.save(text));
-  if (cps.size() != 1) {
+    return tok(P::token::STRING, r, ctx.save(text.str()));
+  if (count != 1) {
     error(DiagKind::InvalidCharLiteral, start, cur, "a character literal holds exactly one character");
     return tok(P::token::CHAR, r, uint32_t(0));
   }
-  return tok(P::token::CHAR, r, uint32_t(cps[0] & 0xffffff));
+  return tok(P::token::CHAR, r, uint32_t(first & 0xffffff));
 }
 
 Token Lexer::symbol(const char *start) {
