@@ -8,6 +8,7 @@
 namespace bendc::hir {
 
 void BlockGraph::build(Function &fn) {
+  function = &fn;
   blocks.clear();
   parent.clear();
   childBegin.clear();
@@ -16,8 +17,8 @@ void BlockGraph::build(Function &fn) {
   parent.push_back(-1);
   for (size_t k = 0; k < blocks.size(); ++k) {
     childBegin.push_back(unsigned(blocks.size()));
-    for (Inst &i : blocks[k]->insts)
-      for (BlockId child : i.blocks) {
+    for (InstId i : blocks[k]->insts)
+      for (BlockId child : fn.inst(i).blocks) {
         numberOf[child.index] = unsigned(blocks.size());
         blocks.push_back(&fn.block(child));
         parent.push_back(int(k));
@@ -36,9 +37,9 @@ void sortUnique(llvm::SmallVectorImpl<WireId> &ws) {
 
 /// The wires `b` itself defines (its params and its instructions' outs),
 /// sorted.
-void definedIn(const Block &b, llvm::SmallVectorImpl<WireId> &out) {
+void definedIn(const Function &fn, const Block &b, llvm::SmallVectorImpl<WireId> &out) {
   out.assign(b.params.begin(), b.params.end());
-  for (const Inst &i : b.insts)
+  for (const Inst &i : fn.instsOf(b))
     out.append(i.outs.begin(), i.outs.end());
   sortUnique(out);
 }
@@ -46,11 +47,12 @@ void definedIn(const Block &b, llvm::SmallVectorImpl<WireId> &out) {
 
 } // namespace
 
-Liveness::Value Liveness::transfer(const Block &b, llvm::ArrayRef<const Value *> children) const {
+Liveness::Value Liveness::transfer(const Function &fn, const Block &b,
+                                   llvm::ArrayRef<const Value *> children) const {
   Value used;
   if (b.result != NoWire)
     used.push_back(b.result);
-  for (const Inst &i : b.insts)
+  for (const Inst &i : fn.instsOf(b))
     used.append(i.ins.begin(), i.ins.end());
   for (const Value *c : children)
     used.append(c->begin(), c->end());
@@ -58,19 +60,20 @@ Liveness::Value Liveness::transfer(const Block &b, llvm::ArrayRef<const Value *>
   if (!used.empty() && used.back() == NoWire)
     used.pop_back();
   llvm::SmallVector<WireId, 8> defined;
-  definedIn(b, defined);
+  definedIn(fn, b, defined);
   Value live;
   std::set_difference(used.begin(), used.end(), defined.begin(), defined.end(),
                       std::back_inserter(live));
   return live;
 }
 
-OpenUses::Value OpenUses::transfer(const Block &b, llvm::ArrayRef<const Value *> children) const {
+OpenUses::Value OpenUses::transfer(const Function &fn, const Block &b,
+                                   llvm::ArrayRef<const Value *> children) const {
   uint64_t uses = b.result != NoWire, defined = 0;
-  auto scoped = [&](WireId w) { return fn->wires.contains(w) && !fn->wires[w].unscoped; };
+  auto scoped = [&](WireId w) { return fn.wires.contains(w) && !fn.wires[w].unscoped; };
   for (WireId p : b.params)
     defined += scoped(p);
-  for (const Inst &i : b.insts) {
+  for (const Inst &i : fn.instsOf(b)) {
     uses += i.ins.size();
     for (WireId w : i.outs)
       defined += scoped(w);
@@ -90,7 +93,7 @@ void useCounts(const Function &fn, IdTable<WireId, unsigned> &counts) {
   };
   forEachBlock(fn, Function::Body, [&](const Block &b) {
     count(b.result);
-    for (const Inst &i : b.insts)
+    for (const Inst &i : fn.instsOf(b))
       for (WireId w : i.ins)
         count(w);
   });

@@ -32,6 +32,7 @@ namespace bendc::hir {
 /// numbers, so a block's children are a range. The pointers hold until a
 /// block is added to the function.
 struct BlockGraph {
+  const Function *function = nullptr;
   std::vector<Block *> blocks;
   std::vector<int> parent; // -1 for the body
 
@@ -58,7 +59,8 @@ enum class Direction { Up, Down };
 ///   using Value = ...;                        // comparable with ==
 ///   static constexpr Direction direction;
 ///   Value initial() const;                    // every block's starting value
-///   Value transfer(const Block &b, llvm::ArrayRef<const Value *> inputs) const;
+///   Value transfer(const Function &fn, const Block &b,
+///                  llvm::ArrayRef<const Value *> inputs) const;
 /// `inputs` are the children's values (Up) or the parent's, if any (Down).
 /// Puts the fixpoint in `values`, by block number (its buffer reused).
 template <typename Analysis>
@@ -85,7 +87,7 @@ void solve(const BlockGraph &graph, const Analysis &analysis,
     } else if (graph.parent[b] >= 0) {
       inputs.push_back(&values[unsigned(graph.parent[b])]);
     }
-    Value next = analysis.transfer(*graph.blocks[b], inputs);
+    Value next = analysis.transfer(*graph.function, *graph.blocks[b], inputs);
     if (next == values[b])
       continue;
     values[b] = std::move(next);
@@ -119,7 +121,7 @@ struct Liveness {
   using Value = llvm::SmallVector<WireId, 4>;
   static constexpr Direction direction = Direction::Up;
   Value initial() const { return {}; }
-  Value transfer(const Block &b, llvm::ArrayRef<const Value *> children) const;
+  Value transfer(const Function &fn, const Block &b, llvm::ArrayRef<const Value *> children) const;
 };
 
 /// Open uses, for a linear function: how many uses in a block and the
@@ -132,9 +134,8 @@ struct Liveness {
 struct OpenUses {
   using Value = unsigned;
   static constexpr Direction direction = Direction::Up;
-  const Function *fn;
   Value initial() const { return 0; }
-  Value transfer(const Block &b, llvm::ArrayRef<const Value *> children) const;
+  Value transfer(const Function &fn, const Block &b, llvm::ArrayRef<const Value *> children) const;
 };
 
 /// The live inputs of every block of `fn`, by BlockGraph index.

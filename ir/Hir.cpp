@@ -96,7 +96,7 @@ const Function *Module::target(const Inst &ref) const {
 void renameUses(Function &fn, BlockId root, llvm::function_ref<WireId(WireId)> rename) {
   forEachBlock(fn, root, [&](Block &b) {
     b.result = rename(b.result);
-    for (Inst &i : b.insts)
+    for (Inst &i : fn.instsOf(b))
       for (WireId &w : i.ins)
         w = rename(w);
   });
@@ -118,7 +118,7 @@ public:
   }
 
   void block(const Block &b, unsigned depth) {
-    for (const Inst &i : b.insts)
+    for (const Inst &i : fn.instsOf(b))
       inst(i, depth);
     indent(depth);
     os << "ret ";
@@ -263,13 +263,24 @@ void verifyFunction(const Function &cfn, const Invariants &invariants, RefCheck 
   // Each block is held by one instruction at most, and the body by none:
   // the blocks reached from the body form a tree. (Counted over the whole
   // table, so that a wrong id cannot send the walks below round a cycle.)
+  // Likewise each instruction is listed by one block at most.
   std::vector<uint8_t> holders(fn.blocks.size(), 0);
-  bool blocksWrong = false;
+  std::vector<uint8_t> listed(fn.insts.size(), 0);
+  bool blocksWrong = false, instsWrong = false;
   for (const Block &b : fn.blocks)
-    for (const Inst &i : b.insts)
-      for (BlockId c : i.blocks)
+    for (InstId id : b.insts) {
+      if (!fn.insts.contains(id) || listed[id.index]++ != 0) {
+        instsWrong = true;
+        continue;
+      }
+      for (BlockId c : fn.inst(id).blocks)
         if (!fn.blocks.contains(c) || c == Function::Body || holders[c.index]++ != 0)
           blocksWrong = true;
+    }
+  if (instsWrong) {
+    problems.push_back("an instruction is listed twice or is no instruction of the function" + where);
+    return;
+  }
   if (blocksWrong) {
     problems.push_back("a block is held twice, is the body, or is no block of the function" + where);
     return;
@@ -278,7 +289,7 @@ void verifyFunction(const Function &cfn, const Invariants &invariants, RefCheck 
     for (WireId p : b.params)
       define(p);
     use(b.result);
-    for (Inst &i : b.insts) {
+    for (Inst &i : fn.instsOf(b)) {
       // Made only for a message: verifying runs after every pass in tests.
       auto what = [&] { return (llvm::Twine("'") + mnemonic(i.kind) + "'" + where).str(); };
       if (i.outs.size() != outCount(i.kind))
@@ -335,7 +346,7 @@ void verifyFunction(const Function &cfn, const Invariants &invariants, RefCheck 
       llvm::DenseSet<WireId> inside;
       forEachBlock(fn, arm, [&](Block &b) {
         inside.insert(b.params.begin(), b.params.end());
-        for (Inst &k : b.insts)
+        for (Inst &k : fn.instsOf(b))
           inside.insert(k.outs.begin(), k.outs.end());
       });
       auto check = [&](WireId w) {
@@ -345,7 +356,7 @@ void verifyFunction(const Function &cfn, const Invariants &invariants, RefCheck 
       };
       forEachBlock(fn, arm, [&](Block &b) {
         check(b.result);
-        for (Inst &k : b.insts)
+        for (Inst &k : fn.instsOf(b))
           for (WireId w : k.ins)
             check(w);
       });

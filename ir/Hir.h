@@ -15,11 +15,12 @@
 // lexically scoped: an unscoped variable (`λ$x`, `$x`) is a wire defined in one
 // place and used anywhere in the function, as in the net it becomes.
 //
-// Storage is flat: a function keeps its blocks in one table indexed by
-// BlockId (the body is block 0) and its wires in one indexed by WireId; an
-// instruction names the blocks it holds by id, and a block's instructions
-// are one array. A reference names its function by FunctionId, the
-// function's index in the module's id table.
+// Storage is flat: a function keeps its instructions in one table indexed
+// by InstId, its blocks in one indexed by BlockId (the body is block 0) and
+// its wires in one indexed by WireId. A block lists its instructions by id,
+// in order, and an instruction names the blocks it holds by id. A reference
+// names its function by FunctionId, the function's index in the module's id
+// table.
 //
 // A constructor match (`match`) stays one instruction while variables move
 // into its arms: each arm's params are the constructor's fields, then the
@@ -64,6 +65,9 @@ inline constexpr FunctionId NoFunction{};
 /// A block's place in its function's table (Function::blocks). An
 /// instruction names the blocks it holds by these; the body is block 0.
 using BlockId = Id<struct BlockTag>;
+/// An instruction's place in its function's table (Function::insts). A
+/// block lists its instructions by these.
+using InstId = Id<struct InstTag>;
 
 // Instruction kinds, listed once: X(Name, mnemonic, outs, fixed ins, blocks).
 // `-1` ins: the switch and the match take their scrutinee and then any number
@@ -122,7 +126,7 @@ struct Inst {
 
 struct Block {
   llvm::SmallVector<WireId, 2> params;
-  std::vector<Inst> insts;
+  std::vector<InstId> insts; // in order; Function::inst gives each
   WireId result = NoWire;
 
   Block() = default;
@@ -145,6 +149,11 @@ struct Function {
   /// ids of its blocks. A block no instruction holds any more (its contents
   /// moved to another function) stays, empty, until the function goes.
   IdTable<BlockId, Block> blocks;
+  /// Every instruction of the function. One no block lists any more (it
+  /// moved to another function, or a pass replaced it) stays, unused,
+  /// until the function goes. Adding one may move the others: an Inst&
+  /// taken before does not hold across newInst (ids do).
+  IdTable<InstId, Inst> insts;
   static constexpr BlockId Body{0};
   static constexpr uint32_t NoRank = ~0u;
   struct Wire {
@@ -179,11 +188,29 @@ struct Function {
   /// A new empty block. It may move the others: a Block& taken before does
   /// not hold across it (ids do).
   BlockId newBlock() { return blocks.emplace_back(); }
+  Inst &inst(InstId id) { return insts[id]; }
+  const Inst &inst(InstId id) const { return insts[id]; }
+  /// Adds `i` to the table (no block lists it yet).
+  InstId newInst(Inst &&i) { return insts.push_back(std::move(i)); }
+  /// Adds `i` at the end of block `b`.
+  InstId append(BlockId b, Inst &&i) {
+    InstId id = newInst(std::move(i));
+    blocks[b].insts.push_back(id);
+    return id;
+  }
+  /// The instructions of `b` (a block of this function), in order.
+  auto instsOf(const Block &b) {
+    return llvm::map_range(b.insts, [this](InstId id) -> Inst & { return insts[id]; });
+  }
+  auto instsOf(const Block &b) const {
+    return llvm::map_range(b.insts, [this](InstId id) -> const Inst & { return insts[id]; });
+  }
   /// Lets the instructions and wires go: only the name, the id and an
   /// empty body stay.
   void release() {
     blocks.release();
     blocks.emplace_back();
+    insts.release();
     wires.release();
   }
 };
@@ -254,12 +281,13 @@ struct FunctionReferences {
 
 /// Calls `f(inst)` for every instruction of block `root` of `fn` and of the
 /// blocks nested in it, parents before children. No recursion on the C++
-/// stack. `f` may change instructions but not add blocks.
+/// stack. `f` may change instructions but not add blocks or instructions.
 template <typename F> void forEachInst(Function &fn, BlockId root, F f) {
   llvm::SmallVector<BlockId, 16> work{root};
   while (!work.empty()) {
     Block &b = fn.block(work.pop_back_val());
-    for (Inst &i : b.insts) {
+    for (InstId id : b.insts) {
+      Inst &i = fn.inst(id);
       f(i);
       work.append(i.blocks.begin(), i.blocks.end());
     }
@@ -272,8 +300,8 @@ template <typename F> void forEachBlock(Function &fn, BlockId root, F f) {
   while (!work.empty()) {
     Block &b = fn.block(work.pop_back_val());
     f(b);
-    for (Inst &i : b.insts)
-      work.append(i.blocks.begin(), i.blocks.end());
+    for (InstId i : b.insts)
+      work.append(fn.inst(i).blocks.begin(), fn.inst(i).blocks.end());
   }
 }
 template <typename F> void forEachBlock(Function &fn, F f) { forEachBlock(fn, Function::Body, f); }
@@ -283,8 +311,8 @@ template <typename F> void forEachBlockId(Function &fn, BlockId root, F f) {
   while (!work.empty()) {
     BlockId id = work.pop_back_val();
     f(id);
-    for (Inst &i : fn.block(id).insts)
-      work.append(i.blocks.begin(), i.blocks.end());
+    for (InstId i : fn.block(id).insts)
+      work.append(fn.inst(i).blocks.begin(), fn.inst(i).blocks.end());
   }
 }
 template <typename F> void forEachBlock(const Function &fn, BlockId root, F f) {

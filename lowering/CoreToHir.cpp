@@ -78,7 +78,7 @@ constexpr size_t kHandOver = size_t(1) << 16;
 /// takes, each in one allocation of its final size (but the largest, which
 /// take the buffer); kept from one function to the next.
 struct Scratch {
-  std::deque<std::vector<Inst>> levels; // the instructions of the blocks being made, by depth
+  std::deque<std::vector<InstId>> levels; // the instructions of the blocks being made, by depth
   Function wires;                       // the wires made so far (only its wire vectors)
   IdTable<WireId, WireId> subst;
   FunctionReferences *references = nullptr; // when asked for
@@ -104,6 +104,8 @@ public:
       scratch.levels[0].reserve(expectedTerms);
       wires.wires.reserve(expectedTerms + expectedTerms / 4);
     }
+    // A term makes at most one instruction.
+    fn.insts.reserve(expectedTerms);
     fill(Function::Body, [&] { return emit(body); });
     if (large) {
       // The tables themselves rather than copies of them.
@@ -132,11 +134,15 @@ public:
   bool failed = false;
 
 private:
-  // Instructions are made in place at the end of the block being filled
-  // (an instruction is a hundred bytes: moving each one in costs). Its
-  // operands and nested blocks are emitted first: nothing is added to the
-  // block while it is being made.
-  Inst &place(InstKind kind, llvm::SMLoc loc) { return current->emplace_back(kind, loc); }
+  // Instructions are made in place at the end of the function's table and
+  // listed in the buffer of the block being filled. Its operands and nested
+  // blocks are emitted first: no instruction is added while one is being
+  // made, so the reference holds until it is done.
+  Inst &place(InstKind kind, llvm::SMLoc loc) {
+    InstId id = fn.insts.emplace_back(kind, loc);
+    current->push_back(id);
+    return fn.inst(id);
+  }
   WireId out(Inst &inst, llvm::StringRef hint) {
     WireId w = wires.newWire(hint);
     inst.outs.push_back(w);
@@ -155,7 +161,7 @@ private:
   template <typename Emit> void fill(BlockId id, Emit &&emitBody) {
     if (scratch.levels.size() <= depth)
       scratch.levels.emplace_back(); // a deque: the levels in use stay in place
-    std::vector<Inst> *saved = current;
+    std::vector<InstId> *saved = current;
     current = &scratch.levels[depth++];
     WireId result = emitBody();
     Block &b = fn.block(id);
@@ -166,8 +172,7 @@ private:
       // millions of instructions).
       b.insts.swap(*current);
     } else {
-      b.insts.reserve(b.insts.size() + current->size());
-      std::move(current->begin(), current->end(), std::back_inserter(b.insts));
+      b.insts.insert(b.insts.end(), current->begin(), current->end());
     }
     current->clear();
     --depth;
@@ -393,7 +398,7 @@ private:
   std::vector<std::string> &problems;
   Scratch &scratch;
   Function &wires; // where wires are made, until `fn` takes them
-  std::vector<Inst> *current = nullptr; // the instructions of the block being made
+  std::vector<InstId> *current = nullptr; // the instructions of the block being made
   unsigned depth = 0;                   // how many blocks are being made
   std::vector<std::pair<llvm::StringRef, WireId>> scope;
   llvm::StringMap<WireId> unscoped;

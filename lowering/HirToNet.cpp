@@ -247,7 +247,7 @@ public:
 
 private:
   void block(const Block &b) {
-    for (const Inst &i : b.insts)
+    for (const Inst &i : fn->instsOf(b))
       inst(i);
   }
 

@@ -8,6 +8,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Sequence.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -47,6 +48,12 @@ public:
   bool empty() const { return rows.empty(); }
   void clear() { rows.clear(); }
   void reserve(size_t n) { rows.reserve(n); }
+  /// Room for `n` more rows, growing by at least half again: asked for
+  /// again and again, it still moves each row a bounded number of times.
+  void reserveMore(size_t n) {
+    if (rows.size() + n > rows.capacity())
+      rows.reserve(std::max(rows.size() + n, rows.capacity() + rows.capacity() / 2));
+  }
   void assign(size_t n, const T &value) { rows.assign(n, value); }
   void resize(size_t n, const T &value = T()) { rows.resize(n, value); }
   /// Every row's id, in order.

@@ -20,10 +20,11 @@ namespace {
 /// the reference there; the copy's result becomes the reference's out wire.
 /// The blocks inside the body are copied as new blocks of `into`.
 void inlineAt(Function &into, BlockId at, size_t index, const Function &from) {
-  assert(into.block(at).insts[index].kind == InstKind::Ref &&
-         into.block(at).insts[index].outs.size() == 1 && "only a reference is replaced by a body");
+  assert(into.inst(into.block(at).insts[index]).kind == InstKind::Ref &&
+         into.inst(into.block(at).insts[index]).outs.size() == 1 &&
+         "only a reference is replaced by a body");
   assert(&into != &from && "a function is never inlined into itself");
-  WireId out = into.block(at).insts[index].outs[0];
+  WireId out = into.inst(into.block(at).insts[index]).outs[0];
   llvm::DenseMap<WireId, WireId> map;
   map[from.body().result] = out;
   auto wire = [&](WireId w) {
@@ -55,20 +56,19 @@ void inlineAt(Function &into, BlockId at, size_t index, const Function &from) {
       WireId w = wire(p);
       into.block(dst).params.push_back(w);
     }
-    for (const Inst &i : src.insts) {
-      Inst c = copyInst(i);
-      into.block(dst).insts.push_back(std::move(c));
-    }
+    for (const Inst &i : from.instsOf(src))
+      into.append(dst, copyInst(i));
     WireId result = wire(src.result);
     into.block(dst).result = result;
   };
-  std::vector<Inst> copied;
-  for (const Inst &i : from.body().insts)
-    copied.push_back(copyInst(i));
+  // The reference's row stays in the table, listed nowhere.
+  into.insts.reserveMore(from.insts.size());
+  std::vector<InstId> copied;
+  for (const Inst &i : from.instsOf(from.body()))
+    copied.push_back(into.newInst(copyInst(i)));
   Block &block = into.block(at);
   block.insts.erase(block.insts.begin() + long(index));
-  block.insts.insert(block.insts.begin() + long(index), std::make_move_iterator(copied.begin()),
-                     std::make_move_iterator(copied.end()));
+  block.insts.insert(block.insts.begin() + long(index), copied.begin(), copied.end());
 }
 
 /// Where each wire a block's instructions make is made: the instruction's
@@ -80,10 +80,10 @@ class BlockProducers {
 public:
   static constexpr uint32_t None = ~0u;
 
-  explicit BlockProducers(const Block &b) {
+  BlockProducers(const Function &fn, const Block &b) {
     uint32_t lo = ~0u, hi = 0;
     size_t outs = 0;
-    for (const Inst &i : b.insts)
+    for (const Inst &i : fn.instsOf(b))
       for (WireId o : i.outs) {
         lo = std::min(lo, o.index);
         hi = std::max(hi, o.index);
@@ -98,7 +98,7 @@ public:
       sparse.reserve(unsigned(outs));
     }
     for (size_t k = 0; k < b.insts.size(); ++k)
-      for (WireId o : b.insts[k].outs) {
+      for (WireId o : fn.inst(b.insts[k]).outs) {
         if (dense.empty())
           sparse[o] = uint32_t(k);
         else
@@ -125,12 +125,12 @@ private:
 /// address, in functions that do not).
 template <typename Key> class ProducerTables {
 public:
-  /// The index in `b`, known as `key`, of the instruction that makes `w`,
-  /// or BlockProducers::None.
-  uint32_t find(Key key, const Block &b, WireId w) {
+  /// The index in block `b` of `fn`, known as `key`, of the instruction
+  /// that makes `w`, or BlockProducers::None.
+  uint32_t find(Key key, const Function &fn, const Block &b, WireId w) {
     auto it = tables.find(key);
     if (it == tables.end())
-      it = tables.try_emplace(key, std::make_unique<BlockProducers>(b)).first;
+      it = tables.try_emplace(key, std::make_unique<BlockProducers>(fn, b)).first;
     return it->second->find(w);
   }
   /// Forgets a block's table, its instructions having moved.
@@ -149,7 +149,8 @@ public:
     long k = producerIndex(b, w);
     if (k < 0)
       return;
-    Inst &i = main.block(b).insts[size_t(k)];
+    // Inlining adds instructions to main: `i` is not used after it.
+    Inst &i = main.inst(main.block(b).insts[size_t(k)]);
     switch (i.kind) {
     case InstKind::Ref: {
       const Function *target = module.target(i);
@@ -184,14 +185,14 @@ public:
         long h = producerIndex(b, head->ins[0]);
         if (h < 0)
           return;
-        head = &main.block(b).insts[size_t(h)];
+        head = &main.inst(main.block(b).insts[size_t(h)]);
       }
       if (head->kind != InstKind::Ref || !module.constructors.count(head->ref))
         return;
       for (WireId a : args) {
         long p = producerIndex(b, a);
         if (p >= 0) {
-          const Inst &arg = main.block(b).insts[size_t(p)];
+          const Inst &arg = main.inst(main.block(b).insts[size_t(p)]);
           if (arg.kind == InstKind::Ref && module.constructors.count(arg.ref) && isNullary(arg.ref))
             continue;
         }
@@ -210,7 +211,7 @@ public:
       changed = false;
       forEachBlockId(main, Function::Body, [&](BlockId b) {
         for (size_t k = 0; k < main.block(b).insts.size(); ++k) {
-          Inst &i = main.block(b).insts[k];
+          Inst &i = main.inst(main.block(b).insts[k]);
           if (i.kind != InstKind::Ref || !i.ref.contains("__C"))
             continue;
           if (const Function *target = module.target(i)) {
@@ -227,7 +228,7 @@ public:
 private:
   /// The index in `b` of the instruction defining `w`, or -1.
   long producerIndex(BlockId b, WireId w) {
-    uint32_t k = producers.find(b, main.block(b), w);
+    uint32_t k = producers.find(b, main, main.block(b), w);
     return k == BlockProducers::None ? -1 : long(k);
   }
 
@@ -256,7 +257,7 @@ std::string canonicalText(const Function &fn) {
     os << '(';
     for (WireId p : b.params)
       wire(p);
-    for (const Inst &i : b.insts) {
+    for (const Inst &i : fn.instsOf(b)) {
       os << mnemonic(i.kind) << ' ';
       for (WireId w : i.outs)
         wire(w);
@@ -346,7 +347,7 @@ private:
 
   /// Looks at what block `b` of `fn` returns through `w`.
   void returned(Function &fn, Block &b, WireId w) {
-    Inst *i = producer(b, w);
+    Inst *i = producer(fn, b, w);
     if (!i)
       return;
     switch (i->kind) {
@@ -371,7 +372,7 @@ private:
       Inst *head = i;
       while (head && head->kind == InstKind::App) {
         args.push_back(head->ins[1]);
-        head = producer(b, head->ins[0]);
+        head = producer(fn, b, head->ins[0]);
       }
       if (!head || head->kind != InstKind::Ref || !module.constructors.count(head->ref))
         return;
@@ -383,9 +384,9 @@ private:
     }
   }
 
-  Inst *producer(Block &b, WireId w) {
-    uint32_t k = producers.find(&b, b, w);
-    return k == BlockProducers::None ? nullptr : &b.insts[k];
+  Inst *producer(Function &fn, Block &b, WireId w) {
+    uint32_t k = producers.find(&b, fn, b, w);
+    return k == BlockProducers::None ? nullptr : &fn.inst(b.insts[k]);
   }
 
   Module &module;

@@ -68,15 +68,14 @@ struct Subtree {
     bool operator==(const Value &o) const { return size == o.size && unscoped == o.unscoped; }
   };
   static constexpr Direction direction = Direction::Up;
-  const Function *fn;
   Value initial() const { return Value(); }
-  Value transfer(const Block &b, llvm::ArrayRef<const Value *> children) const {
+  Value transfer(const Function &fn, const Block &b, llvm::ArrayRef<const Value *> children) const {
     Value v;
-    auto mention = [&](WireId w) { v.unscoped |= fn->wires.contains(w) && fn->wires[w].unscoped; };
+    auto mention = [&](WireId w) { v.unscoped |= fn.wires.contains(w) && fn.wires[w].unscoped; };
     for (WireId p : b.params)
       mention(p);
     mention(b.result);
-    for (const Inst &i : b.insts) {
+    for (const Inst &i : fn.instsOf(b)) {
       v.size += baseSize(i);
       for (WireId w : i.outs)
         mention(w);
@@ -91,10 +90,15 @@ struct Subtree {
   }
 };
 
-/// Where a wire is made: an instruction of a block.
+/// Where a wire is made: an instruction of a block, and its place in the
+/// block's list.
 struct Site {
   Block *block = nullptr;
-  unsigned index = 0;
+  uint32_t index : 31;
+  uint32_t single : 1; // the instruction has one out (a term, not a binding)
+  InstId inst;
+  Site() : index(0), single(0) {}
+  Site(Block *b, uint32_t k, bool one, InstId i) : block(b), index(k), single(one), inst(i) {}
 };
 
 /// The buffers a Floater works in, kept from one function to the next.
@@ -159,8 +163,8 @@ public:
   void run() {
     infos.assign(fn.wireCount(), TermInfo());
     graph.build(fn);
-    solve(graph, OpenUses{&fn}, open);
-    solve(graph, Subtree{&fn}, subtrees);
+    solve(graph, OpenUses{}, open);
+    solve(graph, Subtree{}, subtrees);
     defSize = subtrees[0].size; // the body's, with every block inside it
     indexAll();
     visitBlockRoots(fn.body());
@@ -173,10 +177,15 @@ public:
   }
 
 private:
+  // Floating an arm adds instructions to `fn`, which may move the others:
+  // instructions are named by id here, and an Inst& is not kept across a
+  // call that may float.
   void indexBlock(Block &b) {
-    for (unsigned k = 0; k < b.insts.size(); ++k)
-      for (WireId w : b.insts[k].outs)
-        producer[w] = {&b, k};
+    for (unsigned k = 0; k < b.insts.size(); ++k) {
+      const Inst &i = fn.inst(b.insts[k]);
+      for (WireId w : i.outs)
+        producer[w] = Site(&b, k, i.outs.size() == 1, b.insts[k]);
+    }
   }
 
   /// Where `w` is made, if by an instruction of this function as it was
@@ -185,28 +194,32 @@ private:
     return producer.contains(w) && producer[w].block ? &producer[w] : nullptr;
   }
 
-  Inst *childProducer(Block &b, WireId w) {
+  /// The place in `b` of the instruction whose one out is `w`, or -1.
+  long childIndex(Block &b, WireId w) {
     const Site *site = producerOf(w);
-    if (!site || site->block != &b)
-      return nullptr;
-    Inst &p = b.insts[site->index];
-    if (p.outs.size() != 1)
-      return nullptr; // a dup or untup: its outputs are variables
-    return &p;
+    if (!site || site->block != &b || !site->single)
+      return -1; // not made here, or by a dup or untup: its outputs are variables
+    return long(site->index);
+  }
+  InstId childProducer(Block &b, WireId w) {
+    const Site *site = producerOf(w);
+    if (!site || site->block != &b || !site->single)
+      return InstId();
+    return site->inst;
   }
 
   /// The instructions of `b` that are no other instruction's child.
-  using Roots = llvm::SmallVector<Inst *, 16>;
+  using Roots = llvm::SmallVector<InstId, 16>;
   Roots roots(Block &b) {
     llvm::SmallVector<bool, 32> isChild(b.insts.size(), false);
-    for (Inst &i : b.insts)
-      for (WireId w : i.ins)
-        if (Inst *c = childProducer(b, w))
-          isChild[size_t(c - b.insts.data())] = true;
+    for (InstId i : b.insts)
+      for (WireId w : fn.inst(i).ins)
+        if (long k = childIndex(b, w); k >= 0)
+          isChild[size_t(k)] = true;
     Roots out;
     for (size_t k = 0; k < b.insts.size(); ++k)
       if (!isChild[k])
-        out.push_back(&b.insts[k]);
+        out.push_back(b.insts[k]);
     return out;
   }
 
@@ -214,77 +227,85 @@ private:
   /// values) may float too.
   void visitBlockRoots(Block &b) {
     Roots rs = roots(b);
-    for (Inst *r : rs)
-      visit(b, *r);
-    for (Inst *r : rs)
-      if (r->outs.size() == 1 && r->outs[0] != b.result)
-        maybeFloat(b, *r);
+    for (InstId r : rs)
+      visit(b, r);
+    for (InstId r : rs)
+      if (const Inst &i = fn.inst(r); i.outs.size() == 1 && i.outs[0] != b.result)
+        maybeFloat(b, r);
   }
 
   /// The children Bend floats: an application chain's head and arguments.
-  using Candidates = llvm::SmallVector<std::pair<Block *, Inst *>, 4>;
-  void floatChildren(Block &b, Inst &i, Candidates &out) {
+  using Candidates = llvm::SmallVector<std::pair<Block *, InstId>, 4>;
+  void floatChildren(Block &b, InstId id, Candidates &out) {
+    const Inst &i = fn.inst(id);
     if (i.kind == InstKind::App) {
-      if (Inst *f = childProducer(b, i.ins[0])) {
-        if (f->kind == InstKind::App)
-          floatChildren(b, *f, out);
+      if (InstId f = childProducer(b, i.ins[0]); f.valid()) {
+        if (fn.inst(f).kind == InstKind::App)
+          floatChildren(b, f, out);
         else
           out.push_back({&b, f});
       }
-      if (Inst *a = childProducer(b, i.ins[1]))
+      if (InstId a = childProducer(b, i.ins[1]); a.valid())
         out.push_back({&b, a});
       return;
     }
     for (WireId w : i.ins)
-      if (Inst *c = childProducer(b, w))
+      if (InstId c = childProducer(b, w); c.valid())
         out.push_back({&b, c});
   }
 
-  /// Computes `i`'s term facts after visiting (and maybe floating) its children.
-  const TermInfo &visit(Block &b, Inst &i) {
+  /// Computes `id`'s term facts after visiting (and maybe floating) its children.
+  const TermInfo &visit(Block &b, InstId id) {
     TermInfo info;
-    info.size = baseSize(i);
+    info.size = baseSize(fn.inst(id));
     // Operand subterms; an operand with no producer here is a variable.
-    for (WireId w : i.ins) {
-      Inst *c = childProducer(b, w);
-      if (!c) {
+    // (Visiting them leaves the operands as they are.)
+    for (size_t k = 0; k < fn.inst(id).ins.size(); ++k) {
+      InstId c = childProducer(b, fn.inst(id).ins[k]);
+      if (!c.valid()) {
         info.closed = false;
         continue;
       }
-      const TermInfo &ci = visit(b, *c);
+      const TermInfo &ci = visit(b, c);
       info.closed &= ci.closed;
       info.size += ci.size;
       info.unscoped |= ci.unscoped;
     }
     // Nested blocks.
-    for (BlockId nested : i.blocks) {
-      visitBlockRoots(fn.block(nested));
-      unsigned index = graph.indexOf(nested);
+    llvm::SmallVector<BlockId, 2> nested(fn.inst(id).blocks.begin(), fn.inst(id).blocks.end());
+    for (BlockId n : nested) {
+      visitBlockRoots(fn.block(n));
+      unsigned index = graph.indexOf(n);
       info.closed &= open[index] == 0;
       info.size += subtrees[index].size;
       info.unscoped |= subtrees[index].unscoped;
     }
-    for (WireId w : i.ins)
-      info.unscoped |= bool(fn.wires[w].unscoped);
-    for (WireId w : i.outs)
-      info.unscoped |= bool(fn.wires[w].unscoped);
+    {
+      const Inst &i = fn.inst(id);
+      for (WireId w : i.ins)
+        info.unscoped |= bool(fn.wires[w].unscoped);
+      for (WireId w : i.outs)
+        info.unscoped |= bool(fn.wires[w].unscoped);
+    }
 
     // Float the closed children that would run eagerly, or all closed ones
     // once the definition is large.
     // A λ's candidates are those of its body's result term (Bend looks
     // through λs).
     Candidates candidates;
-    floatChildren(b, i, candidates);
-    if (i.kind == InstKind::Lam) {
-      Block &body = fn.block(i.blocks[0]);
-      if (Inst *r = childProducer(body, body.result))
-        floatChildren(body, *r, candidates);
+    floatChildren(b, id, candidates);
+    InstKind kind = fn.inst(id).kind;
+    if (kind == InstKind::Lam) {
+      Block &body = fn.block(nested[0]);
+      if (InstId r = childProducer(body, body.result); r.valid())
+        floatChildren(body, r, candidates);
     }
     for (auto [cb, c] : candidates)
-      info.size -= std::min(info.size, maybeFloat(*cb, *c));
-    if (i.kind == InstKind::Swi)
-      for (BlockId arm : i.blocks)
+      info.size -= std::min(info.size, maybeFloat(*cb, c));
+    if (kind == InstKind::Swi)
+      for (BlockId arm : nested)
         maybeFloatArm(arm);
+    const Inst &i = fn.inst(id);
     if (i.outs.size() != 1)
       return unnamed = info; // a binding or an erasure: no parent reads it
     return infoOf(i.outs[0]) = info;
@@ -292,14 +313,14 @@ private:
 
   /// Floats the term at `c` if it is a combinator that should float; returns
   /// the size that left.
-  unsigned maybeFloat(Block &b, Inst &c) {
-    const TermInfo &ci = infoOf(c.outs[0]);
-    if (!isCombinator(c, ci) || ci.size == 0)
+  unsigned maybeFloat(Block &b, InstId c) {
+    const TermInfo &ci = infoOf(fn.inst(c).outs[0]);
+    if (!isCombinator(fn.inst(c), ci) || ci.size == 0)
       return 0;
+    unsigned size = ci.size;
     bool safe = termSafe(b, c);
     if (safe && defSize <= kMaxSize)
       return 0;
-    unsigned size = ci.size;
     defSize -= std::min(defSize, size);
     floatTerm(b, c, safe);
     return size;
@@ -321,14 +342,16 @@ private:
   /// Bend's rule for what may be built eagerly: numbers, erasers, pairs,
   /// applications, operators and switches of safe parts; safe λs; references
   /// to constructors and to safe definitions. A variable is never safe.
-  bool termSafe(Block &b, Inst &i) {
+  /// (Judging adds no instruction to `fn`.)
+  bool termSafe(Block &b, InstId id) {
+    const Inst &i = fn.inst(id);
     // Asked only of instructions with one out (terms, not bindings).
     if (int8_t memo = memoOf(i.outs[0]); memo >= 0)
       return memo;
     bool safe = false;
     bool childrenSafe = llvm::all_of(i.ins, [&](WireId w) {
-      Inst *c = childProducer(b, w);
-      return c && termSafe(b, *c);
+      InstId c = childProducer(b, w);
+      return c.valid() && termSafe(b, c);
     });
     switch (i.kind) {
     case InstKind::Num:
@@ -358,42 +381,48 @@ private:
     llvm::SmallVector<WireId, 4> params(b.params.begin(), b.params.end());
     Block *body = &b;
     for (;;) {
-      size_t erasures = llvm::count_if(body->insts, [&](const Inst &i) {
+      size_t erasures = llvm::count_if(fn.instsOf(*body), [&](const Inst &i) {
         return i.kind == InstKind::Erase && llvm::is_contained(params, i.ins[0]);
       });
       size_t insts = body->insts.size() - erasures;
       if (llvm::is_contained(params, body->result))
         return insts == 0;
-      Inst *r = childProducer(*body, body->result);
-      if (!r)
+      InstId r = childProducer(*body, body->result);
+      if (!r.valid())
         return false;
-      if (r->kind == InstKind::Lam && insts == 1) {
-        body = &fn.block(r->blocks[0]);
+      if (fn.inst(r).kind == InstKind::Lam && insts == 1) {
+        body = &fn.block(fn.inst(r).blocks[0]);
         params.append(body->params.begin(), body->params.end());
         continue;
       }
-      if (insts != countTerm(*body, *r))
+      if (insts != countTerm(*body, r))
         return false; // bindings besides the result term
-      return r->kind == InstKind::Ref || termSafe(*body, *r);
+      return fn.inst(r).kind == InstKind::Ref || termSafe(*body, r);
     }
+  }
+
+  /// Whether the body of this floater's function is one safe term.
+  bool bodySafe() {
+    Block &body = fn.body();
+    InstId r = childProducer(body, body.result);
+    return r.valid() && body.insts.size() == countTerm(body, r) && termSafe(body, r);
   }
 
   bool refSafe(const Inst &ref) {
     llvm::StringRef name = ref.ref;
-    if (SharedState::Safety known = shared.safety(name, ref.callee); known != SharedState::Unjudged)
+    FunctionId callee = ref.callee;
+    if (SharedState::Safety known = shared.safety(name, callee); known != SharedState::Unjudged)
       return known == SharedState::Safe;
     if (module.constructors.count(name)) {
-      shared.safety(name, ref.callee) = SharedState::Safe;
+      shared.safety(name, callee) = SharedState::Safe;
       return true;
     }
-    shared.safety(name, ref.callee) = SharedState::Judging;
+    shared.safety(name, callee) = SharedState::Judging;
     bool safe = false;
     Function *f = module.target(ref);
     if (f) {
       if (f == &fn) {
-        Block &body = f->body();
-        Inst *r = childProducer(body, body.result);
-        safe = r && body.insts.size() == countTerm(body, *r) && termSafe(body, *r);
+        safe = bodySafe();
       } else {
         std::vector<Function> none;
         if (shared.listener)
@@ -402,23 +431,28 @@ private:
           shared.probes.push_back(std::make_unique<Scratch>());
         Floater probe(module, *f, none, shared, *shared.probes[shared.probeDepth++]);
         probe.indexAll();
-        Block &body = f->body();
-        Inst *r = probe.childProducer(body, body.result);
-        safe = r && body.insts.size() == probe.countTerm(body, *r) && probe.termSafe(body, *r);
+        safe = probe.bodySafe();
         --shared.probeDepth;
       }
     }
-    shared.safety(name, ref.callee) = safe ? SharedState::Safe : SharedState::Unsafe;
+    shared.safety(name, callee) = safe ? SharedState::Safe : SharedState::Unsafe;
     if (shared.listener && f)
       shared.listener->judged(*f);
     return safe;
   }
 
-  unsigned countTerm(Block &b, Inst &root) {
+  unsigned countTerm(Block &b, InstId root) {
     unsigned n = 1;
-    for (WireId w : root.ins)
-      if (Inst *c = childProducer(b, w))
-        n += countTerm(b, *c);
+    for (WireId w : fn.inst(root).ins)
+      if (InstId c = childProducer(b, w); c.valid())
+        n += countTerm(b, c);
+    return n;
+  }
+
+  /// How many instructions block `root` and the blocks inside it list.
+  size_t instructionsIn(BlockId root) {
+    size_t n = 0;
+    forEachBlock(fn, root, [&](const Block &b) { n += b.insts.size(); });
     return n;
   }
 
@@ -430,12 +464,15 @@ private:
     return module.save(name);
   }
 
-  /// Moves the term rooted at `root` (in `b`) into a new function; `root`
-  /// becomes a reference to it.
-  void floatTerm(Block &b, Inst &root, bool safe) {
+  /// Moves the term rooted at `rootId` (in `b`) into a new function; the
+  /// root becomes a reference to it.
+  void floatTerm(Block &b, InstId rootId, bool safe) {
     llvm::SmallVector<bool, 32> &member = scratch.member;
     member.assign(b.insts.size(), false);
-    size_t rootIndex = size_t(&root - b.insts.data());
+    WireId out = fn.inst(rootId).outs[0];
+    assert(fn.inst(rootId).outs.size() == 1 && "a floated term has one value");
+    size_t rootIndex = size_t(childIndex(b, out));
+    assert(b.insts[rootIndex] == rootId && "the root is an instruction of its block");
     unsigned count = 0;
     llvm::SmallVector<size_t, 8> stack{rootIndex};
     while (!stack.empty()) {
@@ -444,7 +481,7 @@ private:
         continue;
       member[k] = true;
       ++count;
-      for (WireId w : b.insts[k].ins) {
+      for (WireId w : fn.inst(b.insts[k]).ins) {
         const Site *site = producerOf(w);
         if (site && site->block == &b)
           stack.push_back(site->index);
@@ -454,45 +491,58 @@ private:
 #ifndef NDEBUG
     for (size_t k = 0; k < b.insts.size(); ++k)
       if (member[k])
-        for (WireId w : b.insts[k].ins) {
+        for (WireId w : fn.inst(b.insts[k]).ins) {
           const Site *site = producerOf(w);
           assert(site && site->block == &b && member[site->index] &&
                  "a floated term reads only what it makes");
         }
 #endif
-    assert(root.outs.size() == 1 && "a floated term has one value");
+    // What moves is made here no more (but the root's value, which the
+    // reference taking its place makes).
+    size_t moving = count;
+    for (size_t k = 0; k < b.insts.size(); ++k)
+      if (member[k]) {
+        const Inst &i = fn.inst(b.insts[k]);
+        for (BlockId nested : i.blocks)
+          moving += instructionsIn(nested);
+        if (k != rootIndex)
+          for (WireId w : i.outs)
+            producer[w] = Site();
+      }
     Function g = newFunction();
+    g.insts.reserve(moving);
     WireMap map(fn, scratch, g);
-    WireId out = root.outs[0];
     // Moving the instructions adds their blocks to `g`: its body takes them
     // at the end.
-    std::vector<Inst> insts;
+    std::vector<InstId> insts;
     insts.reserve(count);
     for (size_t k = 0; k < b.insts.size(); ++k)
       if (member[k] && k != rootIndex)
-        insts.push_back(map.moveInst(std::move(b.insts[k])));
-    insts.push_back(map.moveInst(std::move(root)));
+        insts.push_back(map.moveInst(b.insts[k]));
+    insts.push_back(map.moveInst(rootId));
     g.body().insts = std::move(insts);
     g.body().result = map(out);
     map.giveWires(g);
-    // Tombstones: dead instructions keep no outs and are dropped at the end.
+    // Tombstones: dead instructions keep no outs and are dropped at the end;
+    // nothing here is made by them any more.
     for (size_t k = 0; k < b.insts.size(); ++k)
       if (member[k] && k != rootIndex) {
-        Inst &i = b.insts[k];
+        Inst &i = fn.inst(b.insts[k]);
+        tombstones = true;
         i.outs.clear();
         i.ins.clear();
+        i.blocks.clear();
         i.kind = InstKind::Era;
       }
     Inst ref(InstKind::Ref, g.loc);
     ref.ref = g.name; // saved by newFunction
     ref.callee = g.id;
     ref.outs = {out};
-    root = std::move(ref);
+    fn.inst(rootId) = std::move(ref);
     infoOf(out) = TermInfo{/*closed=*/true, /*size=*/0};
     memoOf(out) = safe;
     shared.safety(g.name, g.id) = safe ? SharedState::Safe : SharedState::Unsafe;
     made.push_back(std::move(g));
-    dropTombstones(made.back());
   }
 
   void maybeFloatArm(BlockId armId) {
@@ -509,6 +559,7 @@ private:
       return;
     defSize -= std::min(defSize, size);
     Function g = newFunction();
+    g.insts.reserve(instructionsIn(armId) + arm.params.size());
     WireMap map(fn, scratch, g);
     // The arm as a λ chain over its params, the outermost λ in g's body
     // (without params, the arm is the body).
@@ -521,7 +572,7 @@ private:
       WireId f = map.newWire("f");
       lam.outs = {f};
       body = k == 0 ? Function::Body : g.newBlock();
-      g.block(body).insts.push_back(std::move(lam));
+      g.append(body, std::move(lam));
       g.block(body).result = f;
     }
     map.giveWires(g);
@@ -532,7 +583,8 @@ private:
     ref.callee = g.id;
     WireId acc = fn.newWire("r");
     ref.outs = {acc};
-    replaced.insts.push_back(std::move(ref));
+    fn.insts.reserveMore(1 + params.size());
+    replaced.insts.push_back(fn.newInst(std::move(ref)));
     for (size_t k = 0; k < params.size(); ++k) {
       WireId p = fn.newWire(fn.wires[params[k]].name);
       replaced.params.push_back(p);
@@ -540,13 +592,12 @@ private:
       app.ins = {acc, p};
       acc = fn.newWire("a");
       app.outs = {acc};
-      replaced.insts.push_back(std::move(app));
+      replaced.insts.push_back(fn.newInst(std::move(app)));
     }
     replaced.result = acc;
     fn.block(armId) = std::move(replaced);
     shared.safety(g.name, g.id) = safe ? SharedState::Safe : SharedState::Unsafe;
     made.push_back(std::move(g));
-    dropTombstones(made.back());
   }
 
   Function newFunction() {
@@ -592,15 +643,24 @@ private:
     WireId newWire(llvm::StringRef hint) { return to.newWire(hint); }
     /// Gives the wires made so far to `g`, in a table of their size.
     void giveWires(Function &g) { g.wires.storage().assign(to.wires.begin(), to.wires.end()); }
-    Inst moveInst(Inst &&i) {
-      Inst moved = std::move(i);
-      for (WireId &w : moved.outs)
+    /// Moves instruction `id` of `from` into `into`, its wires renumbered
+    /// and its blocks moved; answers its id there. The row it leaves in
+    /// `from` is listed nowhere or becomes a tombstone.
+    InstId moveInst(InstId id) {
+      InstId placed = into.newInst(std::move(from.inst(id)));
+      renumber(into.inst(placed));
+      // Moving a block adds instructions to `into`: the row is found again.
+      for (size_t k = 0; k < into.inst(placed).blocks.size(); ++k) {
+        BlockId b = moveBlock(into.inst(placed).blocks[k]);
+        into.inst(placed).blocks[k] = b;
+      }
+      return placed;
+    }
+    void renumber(Inst &i) {
+      for (WireId &w : i.outs)
         w = (*this)(w);
-      for (WireId &w : moved.ins)
+      for (WireId &w : i.ins)
         w = (*this)(w);
-      for (BlockId &b : moved.blocks)
-        b = moveBlock(b);
-      return moved;
     }
     /// Moves block `root` of `from`, with the blocks inside it, into
     /// `into` (as block `at`, else a new one); answers its id there. What
@@ -615,17 +675,23 @@ private:
         for (WireId &w : b.params)
           w = (*this)(w);
         b.result = (*this)(b.result);
-        for (Inst &i : b.insts) {
-          for (WireId &w : i.outs)
-            w = (*this)(w);
-          for (WireId &w : i.ins)
-            w = (*this)(w);
+        // Tombstones (what an earlier float left) stay behind.
+        size_t kept = 0;
+        for (InstId id : b.insts) {
+          if (isTombstone(from.inst(id)))
+            continue;
+          // Its row in `from` is listed nowhere now.
+          InstId placed = into.newInst(std::move(from.inst(id)));
+          Inst &i = into.inst(placed);
+          renumber(i);
           for (BlockId &c : i.blocks) {
-            BlockId placed = into.newBlock();
-            work.push_back({c, placed});
-            c = placed;
+            BlockId nested = into.newBlock();
+            work.push_back({c, nested});
+            c = nested;
           }
+          b.insts[kept++] = placed;
         }
+        b.insts.resize(kept);
         into.block(target) = std::move(b);
       }
       return top;
@@ -633,12 +699,20 @@ private:
   };
 
 public:
-  void dropDead() { dropTombstones(fn); }
+  void dropDead() {
+    if (tombstones)
+      dropTombstones(fn);
+  }
+
+  /// An instruction floating moved out of a term, left in its block until
+  /// the function is done (no instruction made here is an eraser without
+  /// its out).
+  static bool isTombstone(const Inst &i) { return i.kind == InstKind::Era && i.outs.empty(); }
 
   /// Removes what floating left behind: instructions whose contents moved.
   static void dropTombstones(Function &f) {
     forEachBlock(f, [&](Block &b) {
-      llvm::erase_if(b.insts, [&](Inst &i) { return i.kind == InstKind::Era && i.outs.empty(); });
+      llvm::erase_if(b.insts, [&](InstId id) { return isTombstone(f.inst(id)); });
     });
   }
 
@@ -669,6 +743,7 @@ private:
   }
   unsigned defSize = 0;
   unsigned nameCounter = 0;
+  bool tombstones = false; // floating a term left some in `fn`
 };
 
 } // namespace

@@ -18,9 +18,9 @@ namespace {
 /// The wires bound right around a switch (Bend's "alt" linearization moves
 /// only these): the params of the switch's own block and what the block's
 /// instructions define.
-void boundAround(const Block &block, llvm::SmallVectorImpl<WireId> &out) {
+void boundAround(const Function &fn, const Block &block, llvm::SmallVectorImpl<WireId> &out) {
   out.append(block.params.begin(), block.params.end());
-  for (const Inst &i : block.insts)
+  for (const Inst &i : fn.instsOf(block))
     out.append(i.outs.begin(), i.outs.end());
 }
 
@@ -57,9 +57,10 @@ bool linearizeMatchesIn(Function &fn, MatchLinearization level, Scratch &scratch
   // Switches in the order blocks were numbered (parents first), then
   // reversed: inner switches move their variables first, which leaves the
   // live inputs of the outer arms as they were computed.
+  // (No instruction is added here: the pointers hold.)
   std::vector<std::pair<Inst *, unsigned>> switches; // with the index of its block
   for (size_t b = 0; b < graph.blocks.size(); ++b)
-    for (Inst &i : graph.blocks[b]->insts)
+    for (Inst &i : fn.instsOf(*graph.blocks[b]))
       if (i.kind == InstKind::Swi || i.kind == InstKind::Match)
         switches.emplace_back(&i, unsigned(b));
   if (switches.empty())
@@ -75,7 +76,7 @@ bool linearizeMatchesIn(Function &fn, MatchLinearization level, Scratch &scratch
           vars.push_back(w);
     if (level == MatchLinearization::Alt) {
       llvm::SmallVector<WireId, 8> around;
-      boundAround(*graph.blocks[it->second], around);
+      boundAround(fn, *graph.blocks[it->second], around);
       llvm::erase_if(vars, [&](WireId w) { return !llvm::is_contained(around, w); });
     }
     // Bend passes them sorted by the unique names it gives binders: the
@@ -130,11 +131,10 @@ namespace {
 /// Moves block `arm` into `out` as the value it stands for: its
 /// instructions when it takes no params (the block is left empty), else a
 /// chain of λs, one per param, around it.
-WireId armValue(Function &fn, BlockId arm, std::vector<Inst> &out, llvm::SMLoc loc) {
+WireId armValue(Function &fn, BlockId arm, std::vector<InstId> &out, llvm::SMLoc loc) {
   Block &b = fn.block(arm);
   if (b.params.empty()) {
-    for (Inst &i : b.insts)
-      out.push_back(std::move(i));
+    out.insert(out.end(), b.insts.begin(), b.insts.end());
     b.insts.clear();
     return b.result;
   }
@@ -147,22 +147,22 @@ WireId armValue(Function &fn, BlockId arm, std::vector<Inst> &out, llvm::SMLoc l
     lam.outs = {f};
     lam.blocks.push_back(body);
     if (k == 0) {
-      out.push_back(std::move(lam));
+      out.push_back(fn.newInst(std::move(lam)));
       return f;
     }
     body = fn.newBlock();
-    fn.block(body).insts.push_back(std::move(lam));
+    fn.append(body, std::move(lam));
     fn.block(body).result = f;
   }
   llvm_unreachable("an arm with params makes a λ");
 }
 
-WireId app(Function &fn, std::vector<Inst> &out, WireId f, WireId a, llvm::SMLoc loc) {
+WireId app(Function &fn, std::vector<InstId> &out, WireId f, WireId a, llvm::SMLoc loc) {
   WireId r = fn.newWire("a");
   Inst i(InstKind::App, loc);
   i.ins = {f, a};
   i.outs = {r};
-  out.push_back(std::move(i));
+  out.push_back(fn.newInst(std::move(i)));
   return r;
 }
 
@@ -175,16 +175,16 @@ BlockId switchBlock(Function &fn, WireId scrut, BlockId zero, BlockId succ, llvm
   swi.outs = {w};
   swi.blocks = {zero, succ};
   BlockId id = fn.newBlock();
+  fn.append(id, std::move(swi));
   Block &block = fn.block(id);
   block.params = {scrut};
-  block.insts.push_back(std::move(swi));
   block.result = w;
   return id;
 }
 
 /// A new block holding what `arm` stands for (armValue).
 BlockId armBlock(Function &fn, BlockId arm, llvm::SMLoc loc, llvm::ArrayRef<WireId> params = {}) {
-  std::vector<Inst> insts;
+  std::vector<InstId> insts;
   WireId result = armValue(fn, arm, insts, loc);
   BlockId id = fn.newBlock();
   Block &b = fn.block(id);
@@ -194,19 +194,20 @@ BlockId armBlock(Function &fn, BlockId arm, llvm::SMLoc loc, llvm::ArrayRef<Wire
   return id;
 }
 
-/// The instructions a match becomes, appended to `out`.
-void expandMatch(Function &fn, bool scott, Inst &&match, std::vector<Inst> &out) {
+/// The instructions the match `id` becomes, appended to `out`; the match
+/// itself is listed nowhere after.
+void expandMatch(Function &fn, bool scott, InstId id, std::vector<InstId> &out) {
+  // Copied out: making instructions may move the match.
+  const Inst &match = fn.inst(id);
   llvm::SMLoc loc = match.loc;
   WireId result = match.outs[0];
   llvm::SmallVector<WireId, 4> args(match.ins.begin() + 1, match.ins.end());
   WireId acc = match.ins[0];
-  size_t n = match.blocks.size();
+  llvm::SmallVector<BlockId, 4> arms(match.blocks.begin(), match.blocks.end());
+  size_t n = arms.size();
   if (scott) {
-    for (BlockId arm : match.blocks) {
-      std::vector<Inst> made;
-      WireId v = armValue(fn, arm, made, loc);
-      for (Inst &i : made)
-        out.push_back(std::move(i));
+    for (BlockId arm : arms) {
+      WireId v = armValue(fn, arm, out, loc);
       acc = app(fn, out, acc, v, loc);
     }
   } else {
@@ -216,13 +217,13 @@ void expandMatch(Function &fn, bool scott, Inst &&match, std::vector<Inst> &out)
     if (n == 1) {
       // As Bend does: switch tag { 0: arm; _: * }, a successor case that is
       // an eraser rather than a λ.
-      BlockId zero = armBlock(fn, match.blocks[0], loc);
+      BlockId zero = armBlock(fn, arms[0], loc);
       BlockId succ = fn.newBlock();
       Inst era(InstKind::Era, loc);
       WireId e = fn.newWire("e");
       era.outs = {e};
       fn.block(succ).result = e;
-      fn.block(succ).insts.push_back(std::move(era));
+      fn.append(succ, std::move(era));
       lamBody = switchBlock(fn, tag, zero, succ, loc);
     } else {
       // Built from the last switch out: `succ` is the successor case of the
@@ -230,10 +231,10 @@ void expandMatch(Function &fn, bool scott, Inst &&match, std::vector<Inst> &out)
       BlockId succ;
       for (size_t k = n - 1; k-- > 0;) {
         WireId scrut = k == 0 ? tag : fn.newWire("p");
-        BlockId zero = armBlock(fn, match.blocks[k], loc);
+        BlockId zero = armBlock(fn, arms[k], loc);
         if (!succ.valid()) {
           WireId last = fn.newWire("_"); // the last predecessor: unused
-          succ = armBlock(fn, match.blocks[n - 1], loc, {last});
+          succ = armBlock(fn, arms[n - 1], loc, {last});
         }
         succ = switchBlock(fn, scrut, zero, succ, loc);
       }
@@ -243,14 +244,15 @@ void expandMatch(Function &fn, bool scott, Inst &&match, std::vector<Inst> &out)
     WireId f = fn.newWire("f");
     lam.outs = {f};
     lam.blocks.push_back(lamBody);
-    out.push_back(std::move(lam));
+    out.push_back(fn.newInst(std::move(lam)));
     acc = app(fn, out, acc, f, loc);
   }
   for (WireId a : args)
     acc = app(fn, out, acc, a, loc);
   // The last application defines the match's own result wire.
-  assert(out.back().kind == InstKind::App && out.back().outs[0] == acc);
-  out.back().outs[0] = result;
+  Inst &last = fn.inst(out.back());
+  assert(last.kind == InstKind::App && last.outs[0] == acc);
+  last.outs[0] = result;
 }
 
 } // namespace
@@ -265,15 +267,15 @@ void expandMatchesIn(Function &fn, bool scott) {
   llvm::SmallVector<BlockId, 16> blocks;
   forEachBlockId(fn, Function::Body, [&](BlockId b) { blocks.push_back(b); });
   for (BlockId b : llvm::reverse(blocks)) {
-    if (llvm::none_of(fn.block(b).insts, [](const Inst &i) { return i.kind == InstKind::Match; }))
+    if (llvm::none_of(fn.instsOf(fn.block(b)), [](const Inst &i) { return i.kind == InstKind::Match; }))
       continue;
-    std::vector<Inst> old = std::move(fn.block(b).insts);
-    std::vector<Inst> rebuilt;
-    for (Inst &i : old) {
-      if (i.kind == InstKind::Match)
-        expandMatch(fn, scott, std::move(i), rebuilt);
+    std::vector<InstId> old = std::move(fn.block(b).insts);
+    std::vector<InstId> rebuilt;
+    for (InstId i : old) {
+      if (fn.inst(i).kind == InstKind::Match)
+        expandMatch(fn, scott, i, rebuilt);
       else
-        rebuilt.push_back(std::move(i));
+        rebuilt.push_back(i);
     }
     fn.block(b).insts = std::move(rebuilt);
   }
@@ -365,13 +367,13 @@ void handOutCopies(Function &fn, unsigned originalWires, const IdTable<WireId, u
       // Walked in order: dups and untups, the result, then lets' values
       // from the last to the first; pushed the other way round.
       Block &b = *static_cast<Block *>(item.at);
-      for (Inst &i : b.insts)
+      for (Inst &i : fn.instsOf(b))
         if (letValue(i))
           pushInst(i);
       pushUse(b.result);
-      for (auto it = b.insts.rbegin(); it != b.insts.rend(); ++it)
-        if (!letValue(*it) && (it->outs.size() != 1 || !subterm(it->outs[0])))
-          pushInst(*it);
+      for (InstId id : llvm::reverse(b.insts))
+        if (Inst &i = fn.inst(id); !letValue(i) && (i.outs.size() != 1 || !subterm(i.outs[0])))
+          pushInst(i);
       break;
     }
     }
@@ -391,14 +393,19 @@ void linearizeVariablesIn(Function &fn, Scratch &scratch) {
   copyBegin.resize(size_t(originalWires) + 1);
   copyWires.clear();
   // Only the wires the function had: the copies made here are used once.
+  // Each wire then gets an eraser (unused) or n - 1 dups (used n > 1 times;
+  // an upper bound, as a retired wire has no uses): room for them at once.
+  size_t made = 0;
   for (uint32_t index = 0; index < originalWires; ++index) {
     WireId w(index);
     copyBegin[index] = uint32_t(copyWires.size());
+    made += uses[w] == 0 ? 1 : uses[w] - 1;
     if (uses[w] > 1)
       for (unsigned n = 0; n < uses[w]; ++n)
         copyWires.push_back(fn.newWire(fn.wires[w].name));
   }
   copyBegin[originalWires] = uint32_t(copyWires.size());
+  fn.insts.reserveMore(made);
   auto copies = [&](WireId w) {
     uint32_t k = w.index;
     return llvm::ArrayRef<WireId>(copyWires).slice(copyBegin[k], copyBegin[k + 1] - copyBegin[k]);
@@ -409,11 +416,11 @@ void linearizeVariablesIn(Function &fn, Scratch &scratch) {
     handOutCopies(fn, originalWires, uses, copies, handedOut, scratch);
   // Next to each definition: the chain {x1 {x2 {... xn}}} of n-1 dups
   // that makes the copies, or an eraser for a wire nobody uses.
-  auto made = [&](WireId w, std::vector<Inst> &out) {
+  auto make = [&](WireId w, std::vector<InstId> &out) {
     if (uses[w] == 0) {
       Inst erase(InstKind::Erase);
       erase.ins = {w};
-      out.push_back(std::move(erase));
+      out.push_back(fn.newInst(std::move(erase)));
       return;
     }
     WireId source = w;
@@ -424,24 +431,25 @@ void linearizeVariablesIn(Function &fn, Scratch &scratch) {
       WireId rest = k + 2 == made.size() ? made[k + 1] : fn.newWire(fn.wires[w].name);
       dup.outs = {made[k], rest};
       source = rest;
-      out.push_back(std::move(dup));
+      out.push_back(fn.newInst(std::move(dup)));
     }
   };
   auto needsMaking = [&](WireId w) { return w.index < originalWires && uses[w] != 1; };
   forEachBlock(fn, [&](Block &b) {
     // Most blocks define only wires used once: they stay as they are.
     if (llvm::none_of(b.params, needsMaking) &&
-        llvm::none_of(b.insts, [&](const Inst &i) { return llvm::any_of(i.outs, needsMaking); }))
+        llvm::none_of(fn.instsOf(b), [&](const Inst &i) { return llvm::any_of(i.outs, needsMaking); }))
       return;
-    std::vector<Inst> rebuilt;
+    std::vector<InstId> rebuilt;
     rebuilt.reserve(b.insts.size());
     for (WireId p : b.params)
-      made(p, rebuilt);
-    for (Inst &i : b.insts) {
-      llvm::SmallVector<WireId, 2> outs(i.outs.begin(), i.outs.end());
-      rebuilt.push_back(std::move(i));
+      make(p, rebuilt);
+    for (InstId i : b.insts) {
+      // Copied: making instructions may move this one.
+      llvm::SmallVector<WireId, 2> outs(fn.inst(i).outs.begin(), fn.inst(i).outs.end());
+      rebuilt.push_back(i);
       for (WireId w : outs)
-        made(w, rebuilt);
+        make(w, rebuilt);
     }
     b.insts = std::move(rebuilt);
   });

@@ -175,6 +175,41 @@ TEST_CASE("the verifier reports a block held twice, the body held, or a block th
   CHECK(mentionsBlocks());
 }
 
+TEST_CASE("the verifier reports an instruction listed twice or one the function does not have") {
+  Compiled c = toHir("main = λn switch n { 0: 1; _: λp p }");
+  Function &main = *c.hir->find("main");
+  REQUIRE(!main.body().insts.empty());
+  InstId first = main.body().insts[0];
+  auto mentionsInsts = [&] {
+    std::vector<std::string> problems = verify(*c.hir);
+    return problems.size() == 1 && problems[0].find("an instruction is listed twice") != std::string::npos;
+  };
+  SUBCASE("twice in one block") { main.body().insts.push_back(first); }
+  SUBCASE("in two blocks") {
+    Inst *swi = findFirst(main, InstKind::Swi);
+    REQUIRE(swi);
+    main.block(swi->blocks[0]).insts.push_back(first);
+  }
+  SUBCASE("missing") { main.body().insts.push_back(InstId(main.insts.size() + 3)); }
+  CHECK(mentionsInsts());
+}
+
+TEST_CASE("an instruction added to a function's table keeps its id while blocks list it") {
+  Function fn;
+  Inst era(InstKind::Era);
+  era.outs = {fn.newWire("e")};
+  InstId id = fn.append(Function::Body, std::move(era));
+  for (unsigned k = 0; k < 1000; ++k) // the table grows and moves its rows
+    fn.newInst(Inst(InstKind::Erase));
+  fn.body().result = fn.inst(id).outs[0];
+  REQUIRE(fn.body().insts.size() == 1);
+  CHECK(fn.body().insts[0] == id);
+  CHECK(fn.inst(id).kind == InstKind::Era);
+  std::vector<std::string> problems;
+  verifyFunction(fn, Invariants(), [](const Inst &) { return std::optional<std::string>(); }, problems);
+  CHECK(problems.empty()); // rows no block lists are not looked at
+}
+
 TEST_CASE("floating moves a term's blocks into the new function and leaves none behind held") {
   // The λ inside the pair is closed: it floats with its body block.
   Compiled c = toHir("main = (λa λb (a b), 7)\nf = λx ((λy λz (z y)) x)");
@@ -193,6 +228,10 @@ TEST_CASE("floating moves a term's blocks into the new function and leaves none 
     for (BlockId b : fn.blocks.ids())
       if (b != Function::Body && !held[b.index])
         CHECK_MESSAGE(fn.block(b).insts.empty(), fn.name.str());
+    // Nor does any block list an instruction whose contents moved out.
+    forEachInst(fn, [&](Inst &i) {
+      CHECK_MESSAGE(!(i.kind == InstKind::Era && i.outs.empty()), fn.name.str());
+    });
   }
 }
 
@@ -263,7 +302,7 @@ main = (sum (Tr/Node (Tr/Leaf (pick 2 3 4)) (Tr/Leaf (twice λy y 5))))
     for (Function &fn : m.hir->functions) {
       BlockGraph graph(fn);
       std::vector<Liveness::Value> live = liveInputs(graph);
-      std::vector<OpenUses::Value> uses = solve(graph, OpenUses{&fn});
+      std::vector<OpenUses::Value> uses = solve(graph, OpenUses{});
       for (size_t b = 0; b < graph.blocks.size(); ++b) {
         CAPTURE(fn.name.str());
         CHECK((uses[b] == 0) == live[b].empty());
@@ -280,7 +319,7 @@ struct Depth {
   using Value = unsigned;
   static constexpr Direction direction = Direction::Down;
   Value initial() const { return 0; }
-  Value transfer(const Block &, llvm::ArrayRef<const Value *> in) const {
+  Value transfer(const Function &, const Block &, llvm::ArrayRef<const Value *> in) const {
     return in.empty() ? 0 : *in[0] + 1;
   }
 };
