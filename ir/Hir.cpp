@@ -7,6 +7,8 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cassert>
+
 namespace bendc::hir {
 
 namespace {
@@ -26,21 +28,46 @@ unsigned outCount(InstKind kind) { return unsigned(kindInfo[unsigned(kind)].outs
 int inCount(InstKind kind) { return kindInfo[unsigned(kind)].ins; }
 int blockCount(InstKind kind) { return kindInfo[unsigned(kind)].blocks; }
 
+Function &Module::add(Function &&fn) {
+  FunctionId id = table.next();
+  assert((!fn.id.valid() || fn.id == id) && "functions are added in the order of their ids");
+  fn.id = id;
+  if (nextFunctionId <= id.index)
+    nextFunctionId = id.index + 1;
+  Function &placed = table[table.push_back(std::move(fn))];
+  if (indexed)
+    byName[placed.name] = id;
+  return placed;
+}
+
+void Module::remove(FunctionId id) {
+  Function &fn = table[id];
+  if (fn.removed)
+    return;
+  if (indexed)
+    if (auto it = byName.find(fn.name); it != byName.end() && it->second == id)
+      byName.erase(it);
+  fn.release();
+  fn.removed = true;
+}
+
+void Module::rename(Function &fn, llvm::StringRef name) {
+  if (indexed) {
+    if (auto it = byName.find(fn.name); it != byName.end() && it->second == fn.id)
+      byName.erase(it);
+    byName[name] = fn.id;
+  }
+  fn.name = name;
+}
+
 Function *Module::find(llvm::StringRef name) {
-  auto lookup = [&]() -> Function * {
-    auto it = index.find(name);
-    if (it == index.end() || it->second >= functions.size() || functions[it->second].name != name)
-      return nullptr;
-    return &functions[it->second];
-  };
-  if (Function *f = lookup())
-    return f;
-  // Missing or moved: the list changed since the index was built (or the
-  // name is not a function; callers ask that rarely).
-  index.clear();
-  for (size_t k = 0; k < functions.size(); ++k)
-    index[functions[k].name] = k;
-  return lookup();
+  if (!indexed) {
+    for (const Function &fn : functions())
+      byName.try_emplace(fn.name, fn.id);
+    indexed = true;
+  }
+  auto it = byName.find(name);
+  return it == byName.end() ? nullptr : &table[it->second];
 }
 const Function *Module::find(llvm::StringRef name) const {
   return const_cast<Module *>(this)->find(name);
@@ -55,32 +82,9 @@ const Function *Module::targetById(const Inst &ref) const {
 }
 
 Function *Module::withId(FunctionId id) {
-  if (!id.valid())
+  if (!table.contains(id) || table[id].removed)
     return nullptr;
-  auto byId = [&]() -> Function * {
-    if (id.index >= positions.size() || positions[id.index] >= functions.size())
-      return nullptr;
-    Function &f = functions[positions[id.index]];
-    return f.id == id ? &f : nullptr;
-  };
-  Function *f = byId();
-  if (!f && (positionsFor != functions.size() || positionsAt != functions.data())) {
-    // Functions came, went or moved since the positions were taken.
-    positions.clear();
-    for (size_t k = 0; k < functions.size(); ++k) {
-      FunctionId id = functions[k].id;
-      if (!id.valid())
-        continue;
-      uint32_t fid = id.index;
-      if (fid >= positions.size())
-        positions.resize(size_t(fid) + 1, ~0u);
-      positions[fid] = uint32_t(k);
-    }
-    positionsFor = functions.size();
-    positionsAt = functions.data();
-    f = byId();
-  }
-  return f;
+  return &table[id];
 }
 const Function *Module::withId(FunctionId id) const { return const_cast<Module *>(this)->withId(id); }
 
@@ -190,7 +194,7 @@ void printFunction(llvm::raw_ostream &os, const Function &fn) {
 }
 
 void printModule(llvm::raw_ostream &os, const Module &module, bool withBuiltins) {
-  for (const Function &fn : module.functions)
+  for (const Function &fn : module.functions())
     if (withBuiltins || !fn.builtin)
       printFunction(os, fn);
 }
@@ -199,13 +203,15 @@ void printModule(llvm::raw_ostream &os, const Module &module, bool withBuiltins)
 
 void verifyNames(const Module &module, std::vector<std::string> &problems) {
   llvm::StringSet<> names;
-  llvm::DenseMap<FunctionId, const Function *> byId;
-  for (const Function &fn : module.functions) {
+  for (uint32_t k = 0; k < module.idCount(); ++k) {
+    const Function &fn = module.function(FunctionId(k));
+    if (fn.removed)
+      continue;
     if (!names.insert(fn.name).second)
       problems.push_back("function @" + fn.name.str() + " is defined twice");
-    if (fn.id.valid() && !byId.try_emplace(fn.id, &fn).second)
-      problems.push_back("functions @" + byId[fn.id]->name.str() + " and @" + fn.name.str() +
-                         " have the same id " + std::to_string(fn.id.index));
+    if (fn.id != FunctionId(k))
+      problems.push_back("function @" + fn.name.str() + " has id " + std::to_string(fn.id.index) +
+                         " in place " + std::to_string(k));
   }
 }
 
@@ -223,7 +229,7 @@ std::vector<std::string> verify(const Module &module) {
   std::vector<std::string> problems;
   verifyNames(module, problems);
   auto refs = [&](const Inst &ref) { return checkRef(module, ref); };
-  for (const Function &fn : module.functions)
+  for (const Function &fn : module.functions())
     verifyFunction(fn, module.invariants, refs, problems);
   return problems;
 }

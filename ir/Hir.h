@@ -138,13 +138,15 @@ struct Block {
 
 struct Function {
   llvm::StringRef name;
-  /// Unique in its module and kept when functions move or are renamed:
-  /// what references hold (Inst::callee). NoFunction: references to it go
-  /// by name.
+  /// Its place in its module's table, kept when it is renamed: what
+  /// references hold (Inst::callee). NoFunction until the module adds it.
   FunctionId id;
   llvm::SMLoc loc;
   bool builtin = false;
   bool generated = false; // made by a pass (a floated combinator)
+  /// Taken out of its module (pruned, merged into another): only its name
+  /// and id stay.
+  bool removed = false;
   /// Every block of the function, the body first; an instruction holds the
   /// ids of its blocks. A block no instruction holds any more (its contents
   /// moved to another function) stays, empty, until the function goes.
@@ -229,7 +231,6 @@ struct Module {
   /// as each is saved about once. The names of the functions Core to HIR
   /// makes point into the Core program, as wire names do.
   llvm::StringSaver strings{arena};
-  std::vector<Function> functions;
   llvm::StringMap<unsigned> constructors; // ADT constructors and their field counts
   /// Definitions written directly as nets (`hvm name: ...`), with the names
   /// they refer to; references to them are not to functions.
@@ -239,12 +240,40 @@ struct Module {
   Invariants invariants;
 
   llvm::StringRef save(llvm::StringRef s) { return strings.save(s); }
-  /// The function named `name`, or null. An index makes it fast; a miss
-  /// rebuilds the index, as the function list may have changed.
+
+  /// The functions, in the order they were added (a function's id is its
+  /// place in that order), without those taken out.
+  auto functions() { return llvm::make_filter_range(table, [](const Function &f) { return !f.removed; }); }
+  auto functions() const {
+    return llvm::make_filter_range(table, [](const Function &f) { return !f.removed; });
+  }
+  /// How many ids have been given: every id is below it.
+  uint32_t idCount() const { return table.size(); }
+  /// The function with id `id`, which must be one this module gave; it may
+  /// have been taken out (Function::removed).
+  Function &function(FunctionId id) { return table[id]; }
+  const Function &function(FunctionId id) const { return table[id]; }
+  /// The id the next function added will get (Function::id); a pass that
+  /// makes functions names them by it before it adds them, in that order.
+  FunctionId newFunctionId() { return FunctionId(nextFunctionId++); }
+  /// Adds `fn`, whose id is the next one to add (from newFunctionId, or
+  /// none: it gets one); answers it in its place. It may move the others:
+  /// a Function& taken before does not hold across it (ids do).
+  Function &add(Function &&fn);
+  /// Room for `more` functions added later (adding may move the others).
+  void reserve(size_t more) { table.reserveMore(more); }
+  /// Takes the function out: its place stays, empty, so that no other id
+  /// changes; references to it no longer find it.
+  void remove(FunctionId id);
+  /// Renames a function of the module.
+  void rename(Function &fn, llvm::StringRef name);
+
+  /// The function named `name`, or null. The index by name is made when
+  /// first asked for and kept up to date from then on.
   Function *find(llvm::StringRef name);
   const Function *find(llvm::StringRef name) const;
   /// The function the reference `ref` names, or null: the one its id
-  /// (Inst::numb) gives when that function has the reference's name, else
+  /// (Inst::callee) gives when that function has the reference's name, else
   /// the one found by name.
   Function *target(const Inst &ref);
   const Function *target(const Inst &ref) const;
@@ -252,22 +281,21 @@ struct Module {
   /// reference's name (the caller may then look by name).
   Function *targetById(const Inst &ref);
   const Function *targetById(const Inst &ref) const;
-  /// The function whose id is `id`, whatever its name; null if none.
+  /// The function whose id is `id`, whatever its name; null if none (or
+  /// taken out).
   Function *withId(FunctionId id);
   const Function *withId(FunctionId id) const;
-  /// An id for a function a pass makes (Function::id).
-  FunctionId newFunctionId() { return FunctionId(nextFunctionId++); }
 
 private:
-  llvm::StringMap<size_t> index; // name -> position in `functions`
-  std::vector<uint32_t> positions; // by Function::id: the place in `functions`
-  size_t positionsFor = 0;         // the functions `positions` was built for: how many,
-  const Function *positionsAt = nullptr; // and where
+  /// Every function given an id, at that id's place.
+  IdTable<FunctionId, Function> table;
+  llvm::StringMap<FunctionId> byName; // the live functions' names, once asked for
+  bool indexed = false;
   uint32_t nextFunctionId = 0;
 };
 
 /// The functions each function of a module refers to, as the module was
-/// made (so functions' ids are their places): those of function k are
+/// made: those of the function with id k are
 /// `targets[begin[k] .. begin[k + 1])`, and the other names it refers to
 /// (net definitions) `others[otherBegin[k] .. otherBegin[k + 1])`.
 /// `netNamed` lists the functions whose name a net definition also has.

@@ -81,8 +81,8 @@ void linearizeEachFunction(Module &module, MatchLinearization level);
 class FloatListener {
 public:
   virtual ~FloatListener() = default;
-  /// Floating is done with the function at `position` in the module.
-  virtual void done(size_t position) = 0;
+  /// Floating is done with `fn`, a function of the module.
+  virtual void done(Function &fn) = 0;
   /// Floating made `fn` out of the function it was last done with, and is
   /// done with it; it joins the end of the module when floating ends, after
   /// those made before it. Floating never looks into it again.

@@ -45,7 +45,7 @@ std::optional<net::Book> readNetDefinitions(const core::Program &program,
   std::optional<net::Book> nets = hvm::readDefinitions(sm, id, read, [&](llvm::StringRef name) {
     auto [it, inserted] = defined.try_emplace(name, false);
     if (inserted)
-      it->second = name == "main" || llvm::any_of(module.functions, [&](const hir::Function &f) {
+      it->second = name == "main" || llvm::any_of(module.functions(), [&](const hir::Function &f) {
                      return f.name == name;
                    });
     return it->second;
@@ -129,13 +129,13 @@ public:
                      hir::FunctionLinearizer &linearizer, NetLowering &lowering, Verify verify)
       : program(program), module(module), builder(builder), linearizer(linearizer),
         lowering(lowering), verify(std::move(verify)), linear(linearizer.linearized()),
-        translated(module.functions.size(), false) {}
+        translated(module.idCount(), false) {}
 
   /// Decides what stays: `references` gives the functions each definition
   /// refers to, by function id, as the module was made (before pruning);
   /// `keepAll` keeps every function (for showing the HIR).
   void plan(const hir::FunctionReferences &references, bool keepAll) {
-    size_t n = module.functions.size();
+    size_t n = module.idCount();
     keep.assign(n, keepAll);
     closedFlag.assign(n, false);
     doneFlag.assign(n, false);
@@ -146,33 +146,25 @@ public:
       return;
     std::vector<bool> expands =
         hir::functionsMainExpands(module, [&](hir::Function &fn) { needed(fn); });
-    constexpr uint32_t NoPlace = ~0u;
-    uint32_t maxId = 0;
-    for (const hir::Function &fn : module.functions)
-      maxId = std::max(maxId, fn.id.index + 1);
-    std::vector<uint32_t> placeOfId(maxId, NoPlace);
-    for (size_t k = 0; k < n; ++k)
-      placeOfId[module.functions[k].id.index] = uint32_t(k);
+    auto live = [&](uint32_t id) { return id < n && !module.function(hir::FunctionId(id)).removed; };
     // Constructors are safe by their name: nothing judges them by looking.
     for (const core::AdtInfo &adt : program.adts)
       for (const core::AdtInfo::Ctr &ctr : adt.ctrs)
-        if (uint32_t id = builder.functionId(ctr.name).index; id < maxId && placeOfId[id] != NoPlace)
-          judgedFlag[placeOfId[id]] = true;
-    // Edges by place, in both directions, each counted once per reference.
+        if (uint32_t id = builder.functionId(ctr.name).index; live(id))
+          judgedFlag[id] = true;
+    // Edges by id, in both directions, each counted once per reference.
     referentsBegin.assign(1, 0);
     referents.clear();
-    for (size_t k = 0; k < n; ++k) {
-      const hir::Function &fn = module.functions[k];
-      bool entry = fn.name == module.entry;
+    for (uint32_t k = 0; k < n; ++k) {
+      const hir::Function &fn = module.function(hir::FunctionId(k));
+      bool entry = !fn.removed && fn.name == module.entry;
       keep[k] = entry || expands[k];
       // The entry point is never floated nor judged: what it refers to is
       // looked into only by others.
-      uint32_t id = fn.id.index;
-      if (!entry && id + 1 < references.begin.size())
-        for (uint32_t r = references.begin[id]; r < references.begin[id + 1]; ++r) {
-          uint32_t target = references.targets[r].index;
-          uint32_t to = target < placeOfId.size() ? placeOfId[target] : NoPlace;
-          if (to == NoPlace || to == k)
+      if (!fn.removed && !entry && k + 1 < references.begin.size())
+        for (uint32_t r = references.begin[k]; r < references.begin[k + 1]; ++r) {
+          uint32_t to = references.targets[r].index;
+          if (!live(to) || to == k)
             continue;
           referents.push_back(to);
           ++openReferrers[to];
@@ -193,13 +185,13 @@ public:
     }
     linearizer.run(fn);
   }
-  void done(size_t position) override {
+  void done(hir::Function &fn) override {
     if (verify)
-      verify(module.functions[position], "float-combinators", linear);
-    lowering.lowerAt(position);
-    lastDone = position;
-    doneFlag[position] = true;
-    settle(position);
+      verify(fn, "float-combinators", linear);
+    lowering.lowerAt(fn.id);
+    lastDone = fn.id.index;
+    doneFlag[lastDone] = true;
+    settle(lastDone);
   }
   void made(hir::Function &fn) override {
     if (verify)
@@ -218,15 +210,16 @@ public:
 
   /// Makes the functions floating did not look into (the entry point).
   void finish() {
-    for (size_t k = 0; k < translated.size(); ++k)
-      needed(module.functions[k]);
+    for (uint32_t k = 0; k < translated.size(); ++k)
+      if (hir::Function &fn = module.function(hir::FunctionId(k)); !fn.removed)
+        needed(fn);
     linearizer.finish();
   }
 
   bool failed = false; // a definition did not translate (HirBuilder::problems says why)
 
 private:
-  size_t placeOf(const hir::Function &fn) const { return size_t(&fn - module.functions.data()); }
+  static size_t placeOf(const hir::Function &fn) { return fn.id.index; }
 
   /// Once function `k` is floated and judged (or let go), nothing it refers
   /// to will be judged through it: each of those has one open referrer
@@ -245,7 +238,7 @@ private:
       }
       if (!released[f] && !keep[f] && doneFlag[f] && (judgedFlag[f] || openReferrers[f] == 0)) {
         released[f] = true;
-        release(module.functions[f]);
+        release(module.function(hir::FunctionId(uint32_t(f))));
         work.push_back(f); // now closed, if it was not
       }
     }
@@ -260,7 +253,7 @@ private:
   NetLowering &lowering;
   Verify verify;
   hir::Invariants linear; // what a linearized function meets
-  // By place in the module.
+  // By function id, for the functions the module had at the start.
   std::vector<bool> translated;
   std::vector<bool> keep;       // main, what expanding main inlines, or all
   std::vector<bool> doneFlag;   // floated and lowered

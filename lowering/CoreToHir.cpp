@@ -428,13 +428,14 @@ std::unique_ptr<Module> HirBuilder::makeModule() {
   for (const core::AdtInfo &adt : program.adts)
     for (const core::AdtInfo::Ctr &ctr : adt.ctrs)
       module->constructors[ctr.name] = unsigned(ctr.fields.size());
-  module->functions.reserve(program.defs.size());
+  // A function's id is its definition's place.
+  module->reserve(program.defs.size());
   for (const core::Definition &d : program.defs) {
-    Function &fn = module->functions.emplace_back();
+    Function fn;
     fn.name = d.name; // in the program, as the references' names are
-    fn.id = module->newFunctionId();
     fn.loc = d.loc;
     fn.builtin = d.builtin;
+    module->add(std::move(fn));
   }
   return module;
 }
@@ -503,7 +504,7 @@ std::unique_ptr<Module> coreToHir(const core::Program &program, FunctionReferenc
   if (references)
     *references = FunctionReferences();
   bool failed = false;
-  for (Function &fn : module->functions)
+  for (Function &fn : module->functions())
     failed |= !builder.translate(fn, references);
   if (failed) {
     if (problems)

@@ -370,7 +370,11 @@ net::TreeId copyTree(const net::Book &from, net::TreeId id, net::Book &to) {
 struct NetLowering::State {
   State(const Module &module, const NetOptions &options, net::Book &book, DiagnosticEngine &diags)
       : module(module), options(options), book(book), diags(diags), lowerer(module, book),
-        first(book.defs.size()), lowered(module.functions.size(), false) {}
+        first(book.defs.size()), lowered(module.idCount(), false), slot(module.idCount(), NoSlot) {
+    uint32_t next = 0;
+    for (const Function &fn : module.functions())
+      slot[fn.id.index] = next++;
+  }
 
   /// Lowers `fn` into `def`.
   void lower(const Function &fn, net::Def &def) {
@@ -411,7 +415,10 @@ struct NetLowering::State {
   Lowerer lowerer;
   std::vector<uint32_t> freshIds;
   size_t first;             // where the module's definitions start in the book
-  std::vector<bool> lowered; // by position: handed over already
+  // By function id, for the functions the module had at the start:
+  std::vector<bool> lowered;   // handed over already
+  std::vector<uint32_t> slot;  // the definition's place after `first` (in module order)
+  static constexpr uint32_t NoSlot = ~0u; // a function taken out
   std::vector<net::Def> later; // of the new functions, in order
   // Their trees, apart until `finish`: the book's trees then follow its
   // definitions, as the passes after lowering walk them.
@@ -427,23 +434,26 @@ NetLowering::NetLowering(const Module &module, const NetOptions &options, net::B
   // rather than growing (and copying) the trees as they come.
   size_t wires = expectedWires;
   if (!wires)
-    for (const Function &fn : module.functions)
+    for (const Function &fn : module.functions())
       wires += fn.wireCount();
   // Floating moves about 40% of a program into new functions: their trees
   // come to some 60% of the others, and join the book's at the end (room
   // for them too, so that they do not move the rest then).
   book.trees.reserve(book.trees.size() + wires + wires * 2 / 3);
-  book.defs.resize(book.defs.size() + module.functions.size());
+  book.defs.resize(book.defs.size() + size_t(llvm::count_if(state->slot, [](uint32_t s) {
+                                          return s != State::NoSlot;
+                                        })));
   state->laterTrees.reserve(wires * 2 / 3);
 }
 
 NetLowering::~NetLowering() = default;
 
-void NetLowering::lowerAt(size_t position) {
+void NetLowering::lowerAt(hir::FunctionId id) {
   State &s = *state;
-  assert(position < s.lowered.size() && !s.lowered[position] && "lowered twice");
-  s.lowered[position] = true;
-  s.lower(s.module.functions[position], s.book.defs[s.first + position]);
+  assert(id.index < s.lowered.size() && s.slot[id.index] != State::NoSlot && !s.lowered[id.index] &&
+         "lowered twice, or not a function of the module at the start");
+  s.lowered[id.index] = true;
+  s.lower(s.module.function(id), s.book.defs[s.first + s.slot[id.index]]);
 }
 
 void NetLowering::lowerNew(const Function &fn) {
@@ -456,9 +466,9 @@ void NetLowering::lowerNew(const Function &fn) {
 
 bool NetLowering::finish() {
   State &s = *state;
-  for (size_t k = 0; k < s.lowered.size(); ++k)
-    if (!s.lowered[k])
-      lowerAt(k);
+  for (uint32_t k = 0; k < s.lowered.size(); ++k)
+    if (!s.lowered[k] && s.slot[k] != State::NoSlot)
+      lowerAt(hir::FunctionId(k));
   // The new functions' trees, renumbered to follow the others.
   uint32_t offset = uint32_t(s.book.trees.size());
   auto moved = [&](net::TreeId &t) {

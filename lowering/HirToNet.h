@@ -46,9 +46,9 @@ public:
   NetLowering(const NetLowering &) = delete;
   NetLowering &operator=(const NetLowering &) = delete;
 
-  /// Lowers the function at `position`, one the module had at the start,
+  /// Lowers the function with id `id`, one the module had at the start,
   /// as it is now.
-  void lowerAt(size_t position);
+  void lowerAt(hir::FunctionId id);
   /// Lowers `fn`, not in the module yet: it will follow its functions.
   void lowerNew(const hir::Function &fn);
   /// Lowers the functions of the start not handed over yet, then puts the

@@ -287,7 +287,7 @@ struct MergedInto {
 };
 
 void redirectRefs(Module &module, const llvm::StringMap<MergedInto> &to) {
-  for (Function &fn : module.functions)
+  for (Function &fn : module.functions())
     forEachInst(fn, [&](Inst &i) {
       if (i.kind != InstKind::Ref)
         return;
@@ -307,7 +307,7 @@ namespace {
 class ExpansionFinder {
 public:
   ExpansionFinder(Module &module, llvm::function_ref<void(Function &)> prepare)
-      : expands(module.functions.size(), false), module(module), prepare(prepare) {}
+      : expands(module.idCount(), false), module(module), prepare(prepare) {}
 
   void from(Function &main) {
     prepare(main);
@@ -318,7 +318,7 @@ public:
     llvm::SmallVector<Function *, 8> work{&main};
     for (size_t k = 0; k < expands.size(); ++k)
       if (expands[k])
-        work.push_back(&module.functions[k]);
+        work.push_back(&module.function(FunctionId(uint32_t(k))));
     while (!work.empty()) {
       Function *fn = work.pop_back_val();
       forEachInst(*fn, [&](Inst &i) {
@@ -329,7 +329,7 @@ public:
     }
   }
 
-  std::vector<bool> expands; // by place in the module
+  std::vector<bool> expands; // by function id
 
 private:
   /// The function `ref` names, prepared, if it is one not reached before.
@@ -337,7 +337,7 @@ private:
     Function *target = module.target(ref);
     if (!target)
       return nullptr;
-    size_t k = size_t(target - module.functions.data());
+    size_t k = target->id.index;
     if (expands[k])
       return nullptr;
     expands[k] = true;
@@ -396,20 +396,28 @@ private:
 
 } // namespace
 
+namespace {
+/// The entry point, or null. One look by name: a scan costs less than the
+/// index find() would make.
+Function *entryOf(Module &module) {
+  for (Function &f : module.functions())
+    if (f.name == module.entry)
+      return &f;
+  return nullptr;
+}
+} // namespace
+
 std::vector<bool> functionsMainExpands(Module &module, llvm::function_ref<void(Function &)> prepare) {
   ExpansionFinder finder(module, prepare);
-  auto it = llvm::find_if(module.functions, [&](const Function &f) { return f.name == module.entry; });
-  if (it != module.functions.end())
-    finder.from(*it);
+  if (Function *main = entryOf(module))
+    finder.from(*main);
   return std::move(finder.expands);
 }
 
 void expandMain(Module &module) {
-  // One look by name: a scan costs less than the index find() would make.
-  auto it = llvm::find_if(module.functions, [&](const Function &f) { return f.name == module.entry; });
-  if (it == module.functions.end())
+  Function *main = entryOf(module);
+  if (!main)
     return;
-  Function *main = &*it;
   MainExpander expander(module, *main);
   expander.expandReturn(Function::Body, main->body().result);
   expander.expandFloated();
@@ -421,93 +429,77 @@ void mergeDefinitions(Module &module) {
     // Functions with the same body, in module order; the first one stays and
     // takes the name of the group, `a__M_b__M_c` as Bend names it.
     llvm::StringMap<size_t> groupOf; // canonical text -> group
-    std::vector<std::vector<size_t>> groups;
-    for (size_t k = 0; k < module.functions.size(); ++k) {
-      Function &fn = module.functions[k];
+    std::vector<std::vector<FunctionId>> groups;
+    for (Function &fn : module.functions()) {
       if (fn.name == module.entry)
         continue;
       auto [it, inserted] = groupOf.try_emplace(canonicalText(fn), groups.size());
       if (inserted)
         groups.emplace_back();
-      groups[it->second].push_back(k);
+      groups[it->second].push_back(fn.id);
     }
     llvm::StringMap<MergedInto> to; // old name -> the merged function
-    llvm::DenseSet<size_t> dropped;
-    for (const std::vector<size_t> &group : groups) {
+    for (const std::vector<FunctionId> &group : groups) {
       if (group.size() < 2)
         continue;
       std::string joined;
-      for (size_t k : group)
-        joined += (joined.empty() ? "" : "__M_") + module.functions[k].name.str();
+      for (FunctionId k : group)
+        joined += (joined.empty() ? "" : "__M_") + module.function(k).name.str();
       llvm::StringRef name = module.save(joined);
-      Function &first = module.functions[group.front()];
-      for (size_t k : group)
-        to[module.functions[k].name] = MergedInto{name, first.id};
-      first.name = name;
+      for (FunctionId k : group)
+        to[module.function(k).name] = MergedInto{name, group.front()};
+      Function &first = module.function(group.front());
+      module.rename(first, name);
       first.generated = true;
-      dropped.insert(group.begin() + 1, group.end());
+      for (FunctionId k : llvm::drop_begin(group))
+        module.remove(k);
     }
     if (to.empty())
       break;
     assert(!to.count(module.entry) && "the entry point is never merged away");
     redirectRefs(module, to);
-    std::vector<Function> kept;
-    for (size_t k = 0; k < module.functions.size(); ++k)
-      if (!dropped.contains(k))
-        kept.push_back(std::move(module.functions[k]));
-    module.functions = std::move(kept);
     changed = true;
   }
 }
 
 void pruneDefinitions(Module &module, bool keepUserDefinitions, const FunctionReferences *made) {
-  if (made && (made->begin.size() != module.functions.size() + 1 ||
-               made->otherBegin.size() != made->begin.size()))
+  uint32_t ids = module.idCount();
+  if (made && (made->begin.size() != size_t(ids) + 1 || made->otherBegin.size() != made->begin.size()))
     made = nullptr; // not of this module as it is
-  // Functions by their place in the module; other names (definitions
-  // written as nets) by name. References go by the function ids they hold;
-  // the map by name is made only if some name needs it.
-  llvm::StringMap<unsigned> position;
-  constexpr unsigned NoPlace = ~0u;
-  auto positionOf = [&](llvm::StringRef name) {
-    if (position.empty())
-      for (unsigned k = 0; k < module.functions.size(); ++k)
-        position.try_emplace(module.functions[k].name, k);
-    auto it = position.find(name);
-    return it == position.end() ? NoPlace : it->second;
-  };
+  // Functions by id; other names (definitions written as nets) by name.
+  // References go by the function ids they hold; the module's index by
+  // name is made only if some name needs it.
   // The functions that share their name with a net definition: told by
   // `made`, else looked up as they are reached.
   std::vector<bool> netNamed;
   if (made) {
-    netNamed.assign(module.functions.size(), false);
-    for (FunctionId id : made->netNamed) // as made, an id is a place
+    netNamed.assign(ids, false);
+    for (FunctionId id : made->netNamed)
       if (id.index < netNamed.size())
         netNamed[id.index] = true;
   }
-  std::vector<bool> reachedFunction(module.functions.size(), false);
+  std::vector<bool> reachedFunction(ids, false);
   llvm::StringSet<> reachedOther;
-  llvm::SmallVector<unsigned, 16> work;   // functions to visit
+  llvm::SmallVector<FunctionId, 16> work;     // functions to visit
   llvm::SmallVector<llvm::StringRef, 4> nets; // net definitions to visit
-  auto reachAt = [&](unsigned k) {
-    if (!reachedFunction[k]) {
-      reachedFunction[k] = true;
+  auto reachAt = [&](FunctionId k) {
+    if (k.index < ids && !module.function(k).removed && !reachedFunction[k.index]) {
+      reachedFunction[k.index] = true;
       work.push_back(k);
     }
   };
   auto reach = [&](llvm::StringRef name) {
-    unsigned k = positionOf(name);
-    if (k != NoPlace)
-      reachAt(k);
+    if (const Function *f = module.find(name))
+      reachAt(f->id);
     else if (reachedOther.insert(name).second)
       nets.push_back(name);
   };
   bool entryIsFunction = false;
-  for (unsigned k = 0; k < module.functions.size(); ++k) {
-    bool entry = module.functions[k].name == module.entry;
+  for (const Function &fn : module.functions()) {
+    bool entry = fn.name == module.entry;
     entryIsFunction |= entry;
-    if (entry || (keepUserDefinitions && !module.functions[k].builtin))
-      reachAt(k);
+    if (entry || (keepUserDefinitions && !fn.builtin))
+      reachAt(fn.id);
   }
   if (!entryIsFunction)
     reach(module.entry);
@@ -522,21 +514,21 @@ void pruneDefinitions(Module &module, bool keepUserDefinitions, const FunctionRe
           reach(r);
       continue;
     }
-    Function &fn = module.functions[work.pop_back_val()];
-    size_t k = size_t(&fn - module.functions.data());
+    FunctionId k = work.pop_back_val();
+    Function &fn = module.function(k);
     // A function may share its name with a net definition, which then goes too.
-    if (!made || netNamed[k])
+    if (!made || netNamed[k.index])
       if (auto net = module.netReferences.find(fn.name); net != module.netReferences.end()) {
         reachedOther.insert(fn.name);
         for (llvm::StringRef r : net->second)
           reach(r);
       }
     if (made) {
-      for (uint32_t r = made->begin[k]; r < made->begin[k + 1]; ++r)
-        reachAt(made->targets[r].index); // as made, an id is a place
+      for (uint32_t r = made->begin[k.index]; r < made->begin[k.index + 1]; ++r)
+        reachAt(made->targets[r]);
       // Names that are no function's (no definition's) are net definitions:
       // no need to look among the functions' names for them.
-      for (uint32_t r = made->otherBegin[k]; r < made->otherBegin[k + 1]; ++r)
+      for (uint32_t r = made->otherBegin[k.index]; r < made->otherBegin[k.index + 1]; ++r)
         if (reachedOther.insert(made->others[r]).second)
           nets.push_back(made->others[r]);
       continue;
@@ -545,19 +537,14 @@ void pruneDefinitions(Module &module, bool keepUserDefinitions, const FunctionRe
       if (i.kind != InstKind::Ref)
         return;
       if (const Function *f = module.targetById(i))
-        reachAt(unsigned(f - module.functions.data()));
+        reachAt(f->id);
       else
         reach(i.ref);
     });
   }
-  size_t kept = 0;
-  for (size_t k = 0; k < module.functions.size(); ++k)
-    if (reachedFunction[k]) {
-      if (kept != k)
-        module.functions[kept] = std::move(module.functions[k]);
-      ++kept;
-    }
-  module.functions.erase(module.functions.begin() + long(kept), module.functions.end());
+  for (uint32_t k = 0; k < ids; ++k)
+    if (!reachedFunction[k])
+      module.remove(FunctionId(k));
   for (auto it = module.netReferences.begin(); it != module.netReferences.end();) {
     auto next = std::next(it);
     if (!reachedOther.contains(it->first()))

@@ -752,14 +752,14 @@ void floatCombinators(Module &module, FloatListener *listener) {
   std::vector<Function> made;
   // Floating makes about two functions for each it looks at (100 000 from
   // the 52 000 of the 4 MB generated program).
-  made.reserve(2 * module.functions.size());
+  made.reserve(2 * module.idCount());
   SharedState shared;
   shared.listener = listener;
   Scratch scratch;
-  size_t count = module.functions.size();
-  for (size_t k = 0; k < count; ++k) {
-    Function &fn = module.functions[k];
-    if (fn.name == module.entry)
+  uint32_t count = module.idCount();
+  for (uint32_t k = 0; k < count; ++k) {
+    Function &fn = module.function(FunctionId(k));
+    if (fn.removed || fn.name == module.entry)
       continue;
     if (listener)
       listener->needed(fn);
@@ -768,14 +768,14 @@ void floatCombinators(Module &module, FloatListener *listener) {
     f.run();
     f.dropDead();
     if (listener) {
-      listener->done(k);
+      listener->done(fn);
       for (size_t g = first; g < made.size(); ++g)
         listener->made(made[g]);
     }
   }
-  module.functions.reserve(module.functions.size() + made.size());
+  module.reserve(made.size());
   for (Function &g : made)
-    module.functions.push_back(std::move(g));
+    module.add(std::move(g));
 }
 
 } // namespace bendc::hir

@@ -120,7 +120,7 @@ void linearizeMatches(Module &module, MatchLinearization level) {
   if (level == MatchLinearization::Disabled)
     return;
   Scratch scratch;
-  for (Function &fn : module.functions)
+  for (Function &fn : module.functions())
     linearizeMatchesIn(fn, level, scratch);
   if (level == MatchLinearization::Enabled)
     module.invariants.matchesLinearized = true;
@@ -284,7 +284,7 @@ void expandMatchesIn(Function &fn, bool scott) {
 } // namespace
 
 void expandMatches(Module &module) {
-  for (Function &fn : module.functions)
+  for (Function &fn : module.functions())
     expandMatchesIn(fn, module.scott);
   module.invariants.matchesExpanded = true;
 }
@@ -459,7 +459,7 @@ void linearizeVariablesIn(Function &fn, Scratch &scratch) {
 
 void linearizeVariables(Module &module) {
   Scratch scratch;
-  for (Function &fn : module.functions)
+  for (Function &fn : module.functions())
     linearizeVariablesIn(fn, scratch);
   module.invariants.linear = true;
 }
@@ -470,13 +470,14 @@ struct FunctionLinearizer::State {
 
 FunctionLinearizer::FunctionLinearizer(Module &module, MatchLinearization level)
     : module(module), level(level), state(std::make_unique<State>()),
-      done(module.functions.size(), false) {}
+      done(module.idCount(), false) {}
 
 FunctionLinearizer::~FunctionLinearizer() = default;
 
 void FunctionLinearizer::run(Function &fn) {
-  size_t k = size_t(&fn - module.functions.data());
-  assert(k < done.size() && "not a function of the module this linearizer was made for");
+  size_t k = fn.id.index;
+  assert(k < done.size() && &module.function(fn.id) == &fn &&
+         "not a function of the module this linearizer was made for");
   if (done[k])
     return;
   done[k] = true;
@@ -500,7 +501,8 @@ void FunctionLinearizer::run(Function &fn) {
 void FunctionLinearizer::finish() {
   // Functions made since (by floating, out of linear ones) are linear.
   for (size_t k = 0; k < done.size(); ++k)
-    run(module.functions[k]);
+    if (Function &fn = module.function(FunctionId(uint32_t(k))); !fn.removed)
+      run(fn);
   Invariants now = linearized();
   module.invariants.matchesLinearized |= now.matchesLinearized;
   module.invariants.matchesExpanded = now.matchesExpanded;

@@ -20,6 +20,10 @@ using namespace bendc::hir;
 
 namespace {
 
+size_t functionCount(const Module &m) {
+  return size_t(std::distance(m.functions().begin(), m.functions().end()));
+}
+
 struct Compiled {
   std::unique_ptr<test::FrontendRun> front;
   std::unique_ptr<Module> hir;
@@ -216,8 +220,8 @@ TEST_CASE("floating moves a term's blocks into the new function and leaves none 
   linearize(*c.hir);
   floatCombinators(*c.hir);
   requireValid(*c.hir);
-  CHECK(llvm::any_of(c.hir->functions, [](const Function &fn) { return fn.generated; }));
-  for (Function &fn : c.hir->functions) {
+  CHECK(llvm::any_of(c.hir->functions(), [](const Function &fn) { return fn.generated; }));
+  for (Function &fn : c.hir->functions()) {
     // Every block the function's table holds beside the body is either held
     // by an instruction of the function or left empty.
     std::vector<bool> held(fn.blocks.size(), false);
@@ -299,7 +303,7 @@ main = (sum (Tr/Node (Tr/Leaf (pick 2 3 4)) (Tr/Leaf (twice λy y 5))))
     Compiled m = toHir(source);
     linearize(*m.hir, level);
     unsigned closed = 0, open = 0;
-    for (Function &fn : m.hir->functions) {
+    for (Function &fn : m.hir->functions()) {
       BlockGraph graph(fn);
       std::vector<Liveness::Value> live = liveInputs(graph);
       std::vector<OpenUses::Value> uses = solve(graph, OpenUses{});
@@ -473,8 +477,8 @@ TEST_CASE("prune given the references core to HIR found drops what it drops by l
     std::unique_ptr<Module> looked = lowering::coreToHir(*front->result.program);
     REQUIRE(given);
     REQUIRE(looked);
-    REQUIRE(refs.begin.size() == given->functions.size() + 1);
-    size_t used = size_t(given->find("used") - given->functions.data());
+    REQUIRE(refs.begin.size() == given->idCount() + 1);
+    size_t used = given->find("used")->id.index;
     REQUIRE(refs.otherBegin.size() == refs.begin.size());
     CHECK(refs.otherBegin[used + 1] - refs.otherBegin[used] == 1); // it names `net`
     CHECK(refs.others[refs.otherBegin[used]] == "net");
@@ -506,18 +510,22 @@ TEST_CASE("prune given the references core to HIR found drops what it drops by l
     // What the compile learns from reading `net`: it refers to nothing.
     given->netReferences["net"] = {};
     looked->netReferences["net"] = {};
-    size_t before = given->functions.size();
+    size_t before = functionCount(*given);
     pruneDefinitions(*given, keepUserDefinitions, &refs);
     pruneDefinitions(*looked, keepUserDefinitions);
     requireValid(*given);
     CHECK(moduleText(*given, /*withBuiltins=*/true) == moduleText(*looked, /*withBuiltins=*/true));
-    CHECK(given->functions.size() < before);
+    CHECK(functionCount(*given) < before);
     CHECK(given->find("List/length") != nullptr);
     CHECK((given->find("unused") != nullptr) == keepUserDefinitions);
     CHECK(given->netReferences.count("net") == 1); // reached through `used`
-    REQUIRE(shells->functions.size() == given->functions.size());
-    for (size_t k = 0; k < given->functions.size(); ++k)
-      CHECK(shells->functions[k].name == given->functions[k].name);
+    // Pruned alike, at the same places.
+    REQUIRE(shells->idCount() == given->idCount());
+    for (uint32_t k = 0; k < given->idCount(); ++k) {
+      const Function &shell = shells->function(FunctionId(k)), &fn = given->function(FunctionId(k));
+      CHECK(shell.removed == fn.removed);
+      CHECK(shell.name == fn.name);
+    }
   }
 }
 
@@ -548,7 +556,7 @@ TEST_CASE("pruning follows a net definition that shares a function's name") {
   CHECK(plain->find("helper") == nullptr);
 }
 
-TEST_CASE("references hold their function's id and find it after functions move") {
+TEST_CASE("references hold their function's id and find it after pruning takes others out") {
   Compiled c = toHir("unused = 2\nf = λx x\nmain = (f 1)");
   Module &m = *c.hir;
   Inst *ref = findFirst(*m.find("main"), InstKind::Ref);
@@ -556,9 +564,12 @@ TEST_CASE("references hold their function's id and find it after functions move"
   CHECK(ref->ref == "f");
   CHECK(ref->callee == m.find("f")->id);
   CHECK(m.targetById(*ref) == m.find("f"));
-  pruneDefinitions(m, /*keepUserDefinitions=*/false); // `f` moves up one place
+  FunctionId unused = m.find("unused")->id;
+  pruneDefinitions(m, /*keepUserDefinitions=*/false); // `unused` leaves its place empty
   requireValid(m);
   REQUIRE(m.find("unused") == nullptr);
+  CHECK(m.withId(unused) == nullptr);
+  CHECK(m.function(unused).removed);
   ref = findFirst(*m.find("main"), InstKind::Ref);
   CHECK(m.targetById(*ref) == m.find("f"));
   CHECK(m.target(*ref) == m.find("f"));
@@ -587,12 +598,34 @@ TEST_CASE("a reference whose id names another function is found by name, and the
   requireValid(m);
 }
 
-TEST_CASE("the verifier reports two functions with one id") {
+TEST_CASE("the verifier reports a function whose id is not its place") {
   Compiled c = toHir("g = 7\nmain = g");
   c.hir->find("g")->id = c.hir->find("main")->id;
   std::vector<std::string> problems = verify(*c.hir);
   CHECK(std::any_of(problems.begin(), problems.end(),
-                    [](const std::string &p) { return p.find("have the same id") != std::string::npos; }));
+                    [](const std::string &p) { return p.find("in place") != std::string::npos; }));
+}
+
+TEST_CASE("a module finds a function by name after it is added, renamed or taken out") {
+  Module m;
+  Function a;
+  a.name = m.save("a");
+  FunctionId idA = m.add(std::move(a)).id;
+  CHECK(m.find("a") == &m.function(idA)); // the index is made here
+  Function b;
+  b.name = m.save("b");
+  b.id = m.newFunctionId();
+  FunctionId idB = m.add(std::move(b)).id;
+  CHECK(idB.index == idA.index + 1);
+  CHECK(m.find("b") == &m.function(idB));
+  m.rename(m.function(idA), m.save("c"));
+  CHECK(m.find("a") == nullptr);
+  CHECK(m.find("c") == &m.function(idA));
+  m.remove(idB);
+  CHECK(m.find("b") == nullptr);
+  CHECK(m.withId(idB) == nullptr);
+  CHECK(functionCount(m) == 1);
+  CHECK(m.idCount() == 2); // the place stays
 }
 
 TEST_CASE("merged and floated functions' references hold their ids") {
@@ -604,7 +637,7 @@ TEST_CASE("merged and floated functions' references hold their ids") {
   mergeDefinitions(m);
   requireValid(m);
   unsigned refs = 0;
-  for (Function &fn : m.functions)
+  for (Function &fn : m.functions())
     forEachInst(fn, [&](Inst &i) {
       if (i.kind != InstKind::Ref)
         return;
@@ -848,9 +881,9 @@ TEST_CASE("functions main expands: what main returns, through what those return"
   // Programs cannot name functions as floated ones (`__`); a module can.
   for (const char *name : {"named", "also"}) {
     llvm::StringRef renamed = c.hir->save(std::string(name) == "named" ? "named__C1" : "also__C2");
-    for (Function &fn : c.hir->functions) {
+    for (Function &fn : c.hir->functions()) {
       if (fn.name == name)
-        fn.name = renamed;
+        c.hir->rename(fn, renamed);
       forEachInst(fn, [&](Inst &i) {
         if (i.kind == InstKind::Ref && i.ref == name)
           i.ref = renamed;
@@ -864,7 +897,7 @@ TEST_CASE("functions main expands: what main returns, through what those return"
   auto expanded = [&](const char *name) {
     Function *fn = c.hir->find(name);
     REQUIRE(fn);
-    return bool(expands[size_t(fn - c.hir->functions.data())]);
+    return bool(expands[fn->id.index]);
   };
   CHECK(expanded("ctr"));
   CHECK(expanded("outer"));  // an argument of a returned constructor

@@ -394,7 +394,7 @@ int runBendInput(SourceMgr &sources, unsigned buffer, DiagnosticEngine &diags) {
   }
   // A drawing shows the program's own definitions; the prelude's would drown them.
   std::vector<StringRef> mine;
-  for (const hir::Function &fn : compiled.hir->functions)
+  for (const hir::Function &fn : compiled.hir->functions())
     if (!fn.builtin && emitStage == "dot")
       mine.push_back(fn.name == compiled.hir->entry ? StringRef("main") : fn.name);
   if (printNetStage(compiled.net, compiled.book ? &*compiled.book : nullptr, mine))
