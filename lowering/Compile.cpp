@@ -108,12 +108,14 @@ void addNetDefinitions(const net::Book &nets, const hir::Module &module, net::Bo
   }
 }
 
-/// Makes each function (translating its definition, then linearizing it)
-/// right before floating looks into it, lowers each one floating is done
-/// with, and then lets its instructions go once nothing will look into it
-/// again: a function goes through every stage while its instructions are in
-/// cache, and the instructions of the whole program are never in memory at
-/// once.
+/// The function pipeline: makes each function (translating its definition,
+/// then linearizing it) right before floating looks into it, lowers each
+/// one floating is done with, and then lets its instructions go once
+/// nothing will look into it again: a function goes through every stage
+/// while its instructions are in cache, and the instructions of the whole
+/// program are never in memory at once. Without `lowering` (a module pass
+/// runs between floating and lowering) functions are only made, floated and
+/// kept.
 ///
 /// What may still look into a function floating is done with: floating,
 /// judging whether a reference to it is safe (once per function, and only
@@ -126,7 +128,7 @@ public:
   using Verify = std::function<void(hir::Function &, const char *pass, const hir::Invariants &)>;
 
   FunctionByFunction(const core::Program &program, hir::Module &module, HirBuilder &builder,
-                     hir::FunctionLinearizer &linearizer, NetLowering &lowering, Verify verify)
+                     hir::FunctionLinearizer &linearizer, NetLowering *lowering, Verify verify)
       : program(program), module(module), builder(builder), linearizer(linearizer),
         lowering(lowering), verify(std::move(verify)), linear(linearizer.linearized()),
         translated(module.idCount(), false) {}
@@ -188,7 +190,8 @@ public:
   void done(hir::Function &fn) override {
     if (verify)
       verify(fn, "float-combinators", linear);
-    lowering.lowerAt(fn.id);
+    if (lowering)
+      lowering->lowerAt(fn.id);
     lastDone = fn.id.index;
     doneFlag[lastDone] = true;
     settle(lastDone);
@@ -196,7 +199,8 @@ public:
   void made(hir::Function &fn) override {
     if (verify)
       verify(fn, "float-combinators", linear);
-    lowering.lowerNew(fn);
+    if (lowering)
+      lowering->lowerNew(fn);
     if (planned && !keep[lastDone])
       release(fn);
   }
@@ -250,7 +254,7 @@ private:
   hir::Module &module;
   HirBuilder &builder;
   hir::FunctionLinearizer &linearizer;
-  NetLowering &lowering;
+  NetLowering *lowering;
   Verify verify;
   hir::Invariants linear; // what a linearized function meets
   // By function id, for the functions the module had at the start.
@@ -273,21 +277,18 @@ public:
       : program(program), options(options), diags(diags), result(result) {}
 
   void run() {
-    // Translating, linearizing, floating and lowering go function by
-    // function, each function through all four while its instructions are
-    // in cache (merging would still change the floated functions, and
-    // without floating nothing drives the others).
-    bool byFunction = options.floatCombinators && !options.merge;
+    // One pipeline: Core to HIR makes the functions and their references
+    // (their bodies come later), prune runs on the module, then each
+    // function is translated, linearized, floated and lowered in turn while
+    // its instructions are in cache (FunctionByFunction); expand-main and
+    // the book checks end it. Merging compares whole functions once all are
+    // floated: with it, lowering waits for it.
     HirBuilder builder(program);
     size_t coreTerms = 0;
-    if (byFunction) {
-      // The functions' bodies come later; pruning needs their references now.
+    {
       PhaseTimer timer("core-to-hir", "Core to HIR (the functions and their references)");
       result.hir = builder.makeModule();
       coreTerms = builder.references(references);
-    } else {
-      PhaseTimer timer("core-to-hir", "Core to HIR");
-      result.hir = coreToHir(program, &references, &result.internalErrors);
     }
     if (!result.hir || diags.hasErrors())
       return;
@@ -300,12 +301,12 @@ public:
     for (const core::HvmDefinition &h : program.hvmDefs)
       if (!h.builtin)
         m.userNetDefinitions.push_back(m.save(h.name));
-    // Function by function, the bodies come with the passes below.
-    if (!check("core-to-hir", /*bodies=*/!byFunction))
+    // The bodies come with the passes below.
+    if (!check("core-to-hir", /*bodies=*/false))
       return;
     // Unreachable definitions go first: the prelude is large, and what main
     // never reaches need not be compiled at all.
-    if (!pass("prune", /*bodies=*/!byFunction, [&] {
+    if (!pass("prune", /*bodies=*/false, [&] {
           hir::pruneDefinitions(m, /*keepUserDefinitions=*/!options.prune, &references);
         }))
       return;
@@ -316,61 +317,46 @@ public:
       };
     hir::FunctionLinearizer linearizer(m, options.linearizeMatches);
     linearizer.afterPass = verify;
-    if (!byFunction) {
-      {
-        PhaseTimer timer("linearize", "linearize (matches, expand matches, variables)");
-        linearizer.finish();
-      }
-      if (!resolvePendingReferences())
-        return;
-    }
     NetOptions netOptions;
     netOptions.eta = options.eta;
     netOptions.entryName = options.entryName;
     result.net.entry = options.entryName;
-    if (byFunction) {
-      // A linearized function has about one wire per Core term.
-      NetLowering lowering(m, netOptions, result.net, diags, coreTerms);
-      FunctionByFunction stages(program, m, builder, linearizer, lowering, verify);
-      {
-        PhaseTimer timer("by-function",
-                         "Core to HIR, linearize, float-combinators and HIR to nets, by function");
-        stages.plan(references, options.keepFunctions);
+    bool lowerEach = !options.merge;
+    // A linearized function has about one wire per Core term.
+    std::optional<NetLowering> lowering;
+    if (lowerEach)
+      lowering.emplace(m, netOptions, result.net, diags, coreTerms);
+    FunctionByFunction stages(program, m, builder, linearizer, lowering ? &*lowering : nullptr, verify);
+    {
+      PhaseTimer timer("by-function",
+                       "Core to HIR, linearize, float-combinators and HIR to nets, by function");
+      stages.plan(references, options.keepFunctions || !lowerEach);
+      if (options.floatCombinators)
         hir::floatCombinators(m, &stages);
-        stages.finish();
-      }
-      if (stages.failed) {
-        result.internalErrors = builder.problems();
-        return;
-      }
-      if (!resolvePendingReferences())
-        return;
-      // Expanding main changes only the entry point.
-      {
-        PhaseTimer timer("expand-main", "expand-main");
-        hir::expandMain(m);
-      }
-      if (options.verifyEachPass)
-        if (hir::Function *entry = m.find(m.entry))
-          verifyOne(*entry, "expand-main", m.invariants);
-      if (!result.internalErrors.empty())
-        return;
-      PhaseTimer timer("hir-to-net", "HIR to nets");
-      if (!lowering.finish())
-        return;
-    } else {
-      if (options.floatCombinators && !pass("float-combinators", [&] { hir::floatCombinators(m); }))
-        return;
-      if (options.merge && !pass("merge", [&] { hir::mergeDefinitions(m); }))
-        return;
-      if (!pass("expand-main", [&] { hir::expandMain(m); }))
-        return;
-      PhaseTimer timer("hir-to-net", "HIR to nets");
-      if (!lowerToNet(m, netOptions, result.net, diags))
-        return;
+      stages.finish();
     }
+    if (stages.failed) {
+      result.internalErrors = builder.problems();
+      return;
+    }
+    if (!resolvePendingReferences())
+      return;
+    if (options.merge && !pass("merge", [&] { hir::mergeDefinitions(m); }))
+      return;
+    // Expanding main changes only the entry point.
+    {
+      PhaseTimer timer("expand-main", "expand-main");
+      hir::expandMain(m);
+    }
+    if (options.verifyEachPass)
+      if (hir::Function *entry = m.find(m.entry))
+        verifyOne(*entry, "expand-main", m.invariants);
+    if (!result.internalErrors.empty())
+      return;
     {
       PhaseTimer timer("hir-to-net", "HIR to nets");
+      if (lowering ? !lowering->finish() : !lowerToNet(m, netOptions, result.net, diags))
+        return;
       addNetDefinitions(*nets, m, result.net);
     }
     if (options.verifyEachPass) {

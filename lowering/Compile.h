@@ -5,11 +5,13 @@
 //   ─recursion cycles, inline, net sizes (BookChecks.h)─► net book
 //   ─polarize─► runtime book
 //
-// Translating to HIR, linearizing, floating and lowering go function by
-// function (floating drives them); with verifyEachPass the verifier runs
-// after each of those passes on each function it changed, in the same
-// pipeline. Only -Omerge and -Ono-float-combinators, which need the whole
-// module between passes, run the HIR passes one after the other.
+// One pipeline: after prune (a module pass), translating to HIR,
+// linearizing, floating and lowering go function by function (floating
+// drives them; without it, they go in module order). -Omerge, which compares
+// whole functions, runs between floating and lowering, and then lowering
+// waits for it. With verifyEachPass the verifier runs after each pass on each
+// function it changed (after a module pass, on the module), in that same
+// pipeline.
 #pragma once
 
 #include "support/Diagnostic.h"
