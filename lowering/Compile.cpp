@@ -357,6 +357,7 @@ public:
       PhaseTimer timer("hir-to-net", "HIR to nets");
       if (lowering ? !lowering->finish() : !lowerToNet(m, netOptions, result.net, diags))
         return;
+      lowering.reset(); // its buffers go before the book's passes need memory
       addNetDefinitions(*nets, m, result.net);
     }
     if (options.verifyEachPass) {
