@@ -124,9 +124,13 @@ struct Inst {
   Inst &operator=(const Inst &) = delete;
 };
 
+/// A block's instructions, in order. Most blocks (a λ's body, an arm) hold a
+/// few: they keep them inline.
+using InstList = llvm::SmallVector<InstId, 4>;
+
 struct Block {
   llvm::SmallVector<WireId, 2> params;
-  std::vector<InstId> insts; // in order; Function::inst gives each
+  InstList insts; // Function::inst gives each
   WireId result = NoWire;
 
   Block() = default;

@@ -71,12 +71,13 @@ uint32_t flipped(uint32_t tag) {
   }
 }
 
-/// Blocks of at least this many instructions take their buffer as it is.
+/// Definitions of at least this many terms take the wire table they were
+/// made in as it is (a copy would be a second allocation of its size).
 constexpr size_t kHandOver = size_t(1) << 16;
 
 /// Buffers the translation of one function fills and the function then
-/// takes, each in one allocation of its final size (but the largest, which
-/// take the buffer); kept from one function to the next.
+/// copies, each in one allocation of its final size (but the largest wire
+/// tables, which it takes); kept from one function to the next.
 struct Scratch {
   std::deque<std::vector<InstId>> levels; // the instructions of the blocks being made, by depth
   Function wires;                       // the wires made so far (only its wire vectors)
@@ -156,7 +157,7 @@ private:
   }
 
   /// Emits a block's instructions (`emitBody` returns its result) into a
-  /// buffer of this nesting depth, then moves them into block `id` at once
+  /// buffer of this nesting depth, then copies them into block `id` at once
   /// (emitting makes blocks: `id` names it, as a reference would not hold).
   template <typename Emit> void fill(BlockId id, Emit &&emitBody) {
     if (scratch.levels.size() <= depth)
@@ -166,14 +167,7 @@ private:
     WireId result = emitBody();
     Block &b = fn.block(id);
     b.result = result;
-    if (b.insts.empty() && current->size() >= kHandOver) {
-      // A block this large takes the buffer itself rather than a copy: no
-      // second allocation of its size (a long literal makes one block of
-      // millions of instructions).
-      b.insts.swap(*current);
-    } else {
-      b.insts.insert(b.insts.end(), current->begin(), current->end());
-    }
+    b.insts.append(current->begin(), current->end());
     current->clear();
     --depth;
     current = saved;

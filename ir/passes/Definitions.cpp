@@ -63,7 +63,7 @@ void inlineAt(Function &into, BlockId at, size_t index, const Function &from) {
   };
   // The reference's row stays in the table, listed nowhere.
   into.insts.reserveMore(from.insts.size());
-  std::vector<InstId> copied;
+  InstList copied;
   for (const Inst &i : from.instsOf(from.body()))
     copied.push_back(into.newInst(copyInst(i)));
   Block &block = into.block(at);

@@ -514,7 +514,7 @@ private:
     WireMap map(fn, scratch, g);
     // Moving the instructions adds their blocks to `g`: its body takes them
     // at the end.
-    std::vector<InstId> insts;
+    InstList insts;
     insts.reserve(count);
     for (size_t k = 0; k < b.insts.size(); ++k)
       if (member[k] && k != rootIndex)

@@ -131,7 +131,7 @@ namespace {
 /// Moves block `arm` into `out` as the value it stands for: its
 /// instructions when it takes no params (the block is left empty), else a
 /// chain of λs, one per param, around it.
-WireId armValue(Function &fn, BlockId arm, std::vector<InstId> &out, llvm::SMLoc loc) {
+WireId armValue(Function &fn, BlockId arm, llvm::SmallVectorImpl<InstId> &out, llvm::SMLoc loc) {
   Block &b = fn.block(arm);
   if (b.params.empty()) {
     out.insert(out.end(), b.insts.begin(), b.insts.end());
@@ -157,7 +157,7 @@ WireId armValue(Function &fn, BlockId arm, std::vector<InstId> &out, llvm::SMLoc
   llvm_unreachable("an arm with params makes a λ");
 }
 
-WireId app(Function &fn, std::vector<InstId> &out, WireId f, WireId a, llvm::SMLoc loc) {
+WireId app(Function &fn, llvm::SmallVectorImpl<InstId> &out, WireId f, WireId a, llvm::SMLoc loc) {
   WireId r = fn.newWire("a");
   Inst i(InstKind::App, loc);
   i.ins = {f, a};
@@ -184,7 +184,7 @@ BlockId switchBlock(Function &fn, WireId scrut, BlockId zero, BlockId succ, llvm
 
 /// A new block holding what `arm` stands for (armValue).
 BlockId armBlock(Function &fn, BlockId arm, llvm::SMLoc loc, llvm::ArrayRef<WireId> params = {}) {
-  std::vector<InstId> insts;
+  InstList insts;
   WireId result = armValue(fn, arm, insts, loc);
   BlockId id = fn.newBlock();
   Block &b = fn.block(id);
@@ -196,7 +196,7 @@ BlockId armBlock(Function &fn, BlockId arm, llvm::SMLoc loc, llvm::ArrayRef<Wire
 
 /// The instructions the match `id` becomes, appended to `out`; the match
 /// itself is listed nowhere after.
-void expandMatch(Function &fn, bool scott, InstId id, std::vector<InstId> &out) {
+void expandMatch(Function &fn, bool scott, InstId id, llvm::SmallVectorImpl<InstId> &out) {
   // Copied out: making instructions may move the match.
   const Inst &match = fn.inst(id);
   llvm::SMLoc loc = match.loc;
@@ -269,8 +269,8 @@ void expandMatchesIn(Function &fn, bool scott) {
   for (BlockId b : llvm::reverse(blocks)) {
     if (llvm::none_of(fn.instsOf(fn.block(b)), [](const Inst &i) { return i.kind == InstKind::Match; }))
       continue;
-    std::vector<InstId> old = std::move(fn.block(b).insts);
-    std::vector<InstId> rebuilt;
+    InstList old = std::move(fn.block(b).insts);
+    InstList rebuilt;
     for (InstId i : old) {
       if (fn.inst(i).kind == InstKind::Match)
         expandMatch(fn, scott, i, rebuilt);
@@ -416,7 +416,7 @@ void linearizeVariablesIn(Function &fn, Scratch &scratch) {
     handOutCopies(fn, originalWires, uses, copies, handedOut, scratch);
   // Next to each definition: the chain {x1 {x2 {... xn}}} of n-1 dups
   // that makes the copies, or an eraser for a wire nobody uses.
-  auto make = [&](WireId w, std::vector<InstId> &out) {
+  auto make = [&](WireId w, llvm::SmallVectorImpl<InstId> &out) {
     if (uses[w] == 0) {
       Inst erase(InstKind::Erase);
       erase.ins = {w};
@@ -440,7 +440,7 @@ void linearizeVariablesIn(Function &fn, Scratch &scratch) {
     if (llvm::none_of(b.params, needsMaking) &&
         llvm::none_of(fn.instsOf(b), [&](const Inst &i) { return llvm::any_of(i.outs, needsMaking); }))
       return;
-    std::vector<InstId> rebuilt;
+    InstList rebuilt;
     rebuilt.reserve(b.insts.size());
     for (WireId p : b.params)
       make(p, rebuilt);
