@@ -467,57 +467,63 @@ private:
   /// Moves the term rooted at `rootId` (in `b`) into a new function; the
   /// root becomes a reference to it.
   void floatTerm(Block &b, InstId rootId, bool safe) {
+    // The term's instructions, by place in `b`: found from the root, then
+    // put in block order. Only they are looked at (a block may float many
+    // terms); `member` marks them meanwhile and is left all false.
     llvm::SmallVector<bool, 32> &member = scratch.member;
-    member.assign(b.insts.size(), false);
+    if (member.size() < b.insts.size())
+      member.resize(b.insts.size(), false);
     WireId out = fn.inst(rootId).outs[0];
     assert(fn.inst(rootId).outs.size() == 1 && "a floated term has one value");
-    size_t rootIndex = size_t(childIndex(b, out));
+    uint32_t rootIndex = uint32_t(childIndex(b, out));
     assert(b.insts[rootIndex] == rootId && "the root is an instruction of its block");
-    unsigned count = 0;
-    llvm::SmallVector<size_t, 8> stack{rootIndex};
+    llvm::SmallVector<uint32_t, 16> members;
+    llvm::SmallVector<uint32_t, 8> stack{rootIndex};
     while (!stack.empty()) {
-      size_t k = stack.pop_back_val();
+      uint32_t k = stack.pop_back_val();
       if (member[k])
         continue;
       member[k] = true;
-      ++count;
+      members.push_back(k);
       for (WireId w : fn.inst(b.insts[k]).ins) {
         const Site *site = producerOf(w);
         if (site && site->block == &b)
           stack.push_back(site->index);
       }
     }
+    llvm::sort(members);
     // A combinator takes every operand from the term itself.
 #ifndef NDEBUG
-    for (size_t k = 0; k < b.insts.size(); ++k)
-      if (member[k])
-        for (WireId w : fn.inst(b.insts[k]).ins) {
-          const Site *site = producerOf(w);
-          assert(site && site->block == &b && member[site->index] &&
-                 "a floated term reads only what it makes");
-        }
+    for (uint32_t k : members)
+      for (WireId w : fn.inst(b.insts[k]).ins) {
+        const Site *site = producerOf(w);
+        assert(site && site->block == &b && member[site->index] &&
+               "a floated term reads only what it makes");
+      }
 #endif
+    for (uint32_t k : members)
+      member[k] = false;
     // What moves is made here no more (but the root's value, which the
     // reference taking its place makes).
-    size_t moving = count;
-    for (size_t k = 0; k < b.insts.size(); ++k)
-      if (member[k]) {
-        const Inst &i = fn.inst(b.insts[k]);
-        for (BlockId nested : i.blocks)
-          moving += instructionsIn(nested);
-        if (k != rootIndex)
-          for (WireId w : i.outs)
-            producer[w] = Site();
-      }
+    size_t moving = members.size();
+    for (uint32_t k : members) {
+      const Inst &i = fn.inst(b.insts[k]);
+      for (BlockId nested : i.blocks)
+        moving += instructionsIn(nested);
+      if (k != rootIndex)
+        for (WireId w : i.outs)
+          producer[w] = Site();
+    }
     Function g = newFunction();
     g.insts.reserve(moving);
     WireMap map(fn, scratch, g);
     // Moving the instructions adds their blocks to `g`: its body takes them
     // at the end.
+    // (Held apart meanwhile: adding blocks may move g's body.)
     InstList insts;
-    insts.reserve(count);
-    for (size_t k = 0; k < b.insts.size(); ++k)
-      if (member[k] && k != rootIndex)
+    insts.reserve(members.size());
+    for (uint32_t k : members)
+      if (k != rootIndex)
         insts.push_back(map.moveInst(b.insts[k]));
     insts.push_back(map.moveInst(rootId));
     g.body().insts = std::move(insts);
@@ -525,8 +531,8 @@ private:
     map.giveWires(g);
     // Tombstones: dead instructions keep no outs and are dropped at the end;
     // nothing here is made by them any more.
-    for (size_t k = 0; k < b.insts.size(); ++k)
-      if (member[k] && k != rootIndex) {
+    for (uint32_t k : members)
+      if (k != rootIndex) {
         Inst &i = fn.inst(b.insts[k]);
         tombstones = true;
         i.outs.clear();
@@ -670,8 +676,9 @@ private:
       llvm::SmallVector<std::pair<BlockId, BlockId>, 16> work{{root, top}};
       while (!work.empty()) {
         auto [source, target] = work.pop_back_val();
-        Block b = std::move(from.block(source));
-        from.block(source) = Block();
+        // Renumbered in place, then moved once (what adding to `into` moves
+        // is `into`'s, never `from`'s).
+        Block &b = from.block(source);
         for (WireId &w : b.params)
           w = (*this)(w);
         b.result = (*this)(b.result);
@@ -693,6 +700,9 @@ private:
         }
         b.insts.resize(kept);
         into.block(target) = std::move(b);
+        b.params.clear(); // (moved from: already empty)
+        b.insts.clear();
+        b.result = NoWire;
       }
       return top;
     }
