@@ -40,8 +40,8 @@ void linearizeVariables(Module &module);
 
 /// The three passes above for one function at a time, each function once,
 /// in whatever order a pipeline needs them (floating asks for the functions
-/// it looks into before it reaches them). The module's functions must keep
-/// their places while it is used; functions added after them are not its.
+/// it looks into before it reaches them). It is for the functions the
+/// module has when it is made; functions added after them are not its.
 class FunctionLinearizer {
 public:
   FunctionLinearizer(Module &module, MatchLinearization level);
@@ -67,7 +67,7 @@ private:
   Module &module;
   MatchLinearization level;
   std::unique_ptr<State> state;
-  std::vector<bool> done; // by place in the module
+  std::vector<bool> done; // by function id
 };
 
 /// The three passes above, run function by function (each function goes
@@ -111,7 +111,7 @@ void floatCombinators(Module &module, FloatListener *listener = nullptr);
 /// point is never merged.
 void mergeDefinitions(Module &module);
 
-/// The functions expandMain may inline (by place in the module): those the
+/// The functions expandMain may inline (by function id): those the
 /// entry point returns, through the return positions of what they return,
 /// and those named as floated ones (`__C`) that the entry point or any of
 /// these refers to, through what they refer to; as the module shows them
@@ -122,10 +122,10 @@ void mergeDefinitions(Module &module);
 /// those.
 std::vector<bool> functionsMainExpands(Module &module, llvm::function_ref<void(Function &)> prepare);
 
-/// Prune: drop the functions the entry point does not reach. With
-/// `keepUserDefinitions`, only unreachable builtins are dropped. `made`, the
-/// references of the module as it was made, if no function moved since,
-/// spares looking at every instruction for them.
+/// Prune: take out the functions the entry point does not reach. With
+/// `keepUserDefinitions`, only unreachable builtins go. `made`, the
+/// references of the module as it was made, spares looking at every
+/// instruction for them.
 void pruneDefinitions(Module &module, bool keepUserDefinitions,
                       const FunctionReferences *made = nullptr);
 
