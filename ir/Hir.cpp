@@ -36,7 +36,7 @@ Function &Module::add(Function &&fn) {
     nextFunctionId = id.index + 1;
   Function &placed = table[table.push_back(std::move(fn))];
   if (indexed)
-    byName[placed.name] = id;
+    byName.try_emplace(placed.name, id); // (as when the index is made: the first of a name)
   return placed;
 }
 
