@@ -32,7 +32,7 @@ namespace bendc::hir {
 /// numbers, so a block's children are a range. The pointers hold until a
 /// block is added to the function.
 struct BlockGraph {
-  const Function *function = nullptr;
+  const Function *function = nullptr; // whose blocks these are (the analyses read its instructions)
   std::vector<Block *> blocks;
   std::vector<int> parent; // -1 for the body
 
