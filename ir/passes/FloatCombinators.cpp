@@ -194,18 +194,20 @@ private:
     return producer.contains(w) && producer[w].block ? &producer[w] : nullptr;
   }
 
-  /// The place in `b` of the instruction whose one out is `w`, or -1.
-  long childIndex(Block &b, WireId w) {
+  /// Where `w` is made if it is a child's value in `b`: by an instruction
+  /// of `b` with one out (a dup's or untup's outputs are variables).
+  const Site *childSite(Block &b, WireId w) const {
     const Site *site = producerOf(w);
-    if (!site || site->block != &b || !site->single)
-      return -1; // not made here, or by a dup or untup: its outputs are variables
-    return long(site->index);
+    return site && site->block == &b && site->single ? site : nullptr;
   }
-  InstId childProducer(Block &b, WireId w) {
-    const Site *site = producerOf(w);
-    if (!site || site->block != &b || !site->single)
-      return InstId();
-    return site->inst;
+  /// The place in `b` of the instruction whose one out is `w`, or -1.
+  long childIndex(Block &b, WireId w) const {
+    const Site *site = childSite(b, w);
+    return site ? long(site->index) : -1;
+  }
+  InstId childProducer(Block &b, WireId w) const {
+    const Site *site = childSite(b, w);
+    return site ? site->inst : InstId();
   }
 
   /// The instructions of `b` that are no other instruction's child.
@@ -533,12 +535,8 @@ private:
     // nothing here is made by them any more.
     for (uint32_t k : members)
       if (k != rootIndex) {
-        Inst &i = fn.inst(b.insts[k]);
+        makeTombstone(fn.inst(b.insts[k]));
         tombstones = true;
-        i.outs.clear();
-        i.ins.clear();
-        i.blocks.clear();
-        i.kind = InstKind::Era;
       }
     Inst ref(InstKind::Ref, g.loc);
     ref.ref = g.name; // saved by newFunction
@@ -718,6 +716,12 @@ public:
   /// the function is done (no instruction made here is an eraser without
   /// its out).
   static bool isTombstone(const Inst &i) { return i.kind == InstKind::Era && i.outs.empty(); }
+  static void makeTombstone(Inst &i) {
+    i.outs.clear();
+    i.ins.clear();
+    i.blocks.clear();
+    i.kind = InstKind::Era;
+  }
 
   /// Removes what floating left behind: instructions whose contents moved.
   static void dropTombstones(Function &f) {
