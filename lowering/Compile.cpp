@@ -177,7 +177,7 @@ public:
   }
 
   void needed(hir::Function &fn) override {
-    size_t k = placeOf(fn);
+    size_t k = fn.id.index;
     if (k < translated.size() && !translated[k]) {
       translated[k] = true;
       bool ok = builder.translate(fn);
@@ -205,7 +205,7 @@ public:
       release(fn);
   }
   void judged(const hir::Function &fn) override {
-    size_t k = placeOf(fn);
+    size_t k = fn.id.index;
     if (k < judgedFlag.size() && !judgedFlag[k]) {
       judgedFlag[k] = true;
       settle(k);
@@ -223,8 +223,6 @@ public:
   bool failed = false; // a definition did not translate (HirBuilder::problems says why)
 
 private:
-  static size_t placeOf(const hir::Function &fn) { return fn.id.index; }
-
   /// Once function `k` is floated and judged (or let go), nothing it refers
   /// to will be judged through it: each of those has one open referrer
   /// less. Then whatever became free to go, goes.

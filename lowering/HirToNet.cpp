@@ -371,9 +371,8 @@ struct NetLowering::State {
   State(const Module &module, const NetOptions &options, net::Book &book, DiagnosticEngine &diags)
       : module(module), options(options), book(book), diags(diags), lowerer(module, book),
         first(book.defs.size()), lowered(module.idCount(), false), slot(module.idCount(), NoSlot) {
-    uint32_t next = 0;
     for (const Function &fn : module.functions())
-      slot[fn.id.index] = next++;
+      slot[fn.id.index] = slots++;
   }
 
   /// Lowers `fn` into `def`.
@@ -419,6 +418,7 @@ struct NetLowering::State {
   std::vector<bool> lowered;   // handed over already
   std::vector<uint32_t> slot;  // the definition's place after `first` (in module order)
   static constexpr uint32_t NoSlot = ~0u; // a function taken out
+  uint32_t slots = 0;          // how many places
   std::vector<net::Def> later; // of the new functions, in order
   // Their trees, apart until `finish`: the book's trees then follow its
   // definitions, as the passes after lowering walk them.
@@ -440,9 +440,7 @@ NetLowering::NetLowering(const Module &module, const NetOptions &options, net::B
   // come to some 60% of the others, and join the book's at the end (room
   // for them too, so that they do not move the rest then).
   book.trees.reserve(book.trees.size() + wires + wires * 2 / 3);
-  book.defs.resize(book.defs.size() + size_t(llvm::count_if(state->slot, [](uint32_t s) {
-                                          return s != State::NoSlot;
-                                        })));
+  book.defs.resize(book.defs.size() + state->slots);
   state->laterTrees.reserve(wires * 2 / 3);
 }
 

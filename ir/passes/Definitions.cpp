@@ -20,11 +20,10 @@ namespace {
 /// the reference there; the copy's result becomes the reference's out wire.
 /// The blocks inside the body are copied as new blocks of `into`.
 void inlineAt(Function &into, BlockId at, size_t index, const Function &from) {
-  assert(into.inst(into.block(at).insts[index]).kind == InstKind::Ref &&
-         into.inst(into.block(at).insts[index]).outs.size() == 1 &&
-         "only a reference is replaced by a body");
+  const Inst &ref = into.inst(into.block(at).insts[index]);
+  assert(ref.kind == InstKind::Ref && ref.outs.size() == 1 && "only a reference is replaced by a body");
   assert(&into != &from && "a function is never inlined into itself");
-  WireId out = into.inst(into.block(at).insts[index]).outs[0];
+  WireId out = ref.outs[0];
   llvm::DenseMap<WireId, WireId> map;
   map[from.body().result] = out;
   auto wire = [&](WireId w) {
