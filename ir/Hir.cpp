@@ -40,21 +40,24 @@ Function &Module::add(Function &&fn) {
   return placed;
 }
 
+void Module::unindex(const Function &fn) {
+  if (auto it = byName.find(fn.name); it != byName.end() && it->second == fn.id)
+    byName.erase(it);
+}
+
 void Module::remove(FunctionId id) {
   Function &fn = table[id];
   if (fn.removed)
     return;
   if (indexed)
-    if (auto it = byName.find(fn.name); it != byName.end() && it->second == id)
-      byName.erase(it);
+    unindex(fn);
   fn.release();
   fn.removed = true;
 }
 
 void Module::rename(Function &fn, llvm::StringRef name) {
   if (indexed) {
-    if (auto it = byName.find(fn.name); it != byName.end() && it->second == fn.id)
-      byName.erase(it);
+    unindex(fn);
     byName[name] = fn.id;
   }
   fn.name = name;

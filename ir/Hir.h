@@ -291,6 +291,9 @@ struct Module {
   const Function *withId(FunctionId id) const;
 
 private:
+  /// Drops `fn`'s entry from the index by name, if the entry is its.
+  void unindex(const Function &fn);
+
   /// Every function given an id, at that id's place.
   IdTable<FunctionId, Function> table;
   llvm::StringMap<FunctionId> byName; // the live functions' names, once asked for
