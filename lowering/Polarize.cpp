@@ -316,8 +316,10 @@ std::optional<rt::Book> Polarizer::run() {
   }
   propagateSafety();
   // Definitions the runtime can call without building them.
-  for (rt::DefInfo &d : out.defs)
+  for (rt::DefInfo &d : out.defs) {
     rt::analyzeSwitch(d, out.slots.data());
+    rt::planNumbers(d, out.slots.data(), out.plans);
+  }
   return std::move(out);
 }
 

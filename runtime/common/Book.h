@@ -32,6 +32,47 @@ struct DefInfo {
   /// wires (VOID).
   uint8_t armNodes[2] = {0, 0};
   uint8_t armVoids[2] = {0, 0};
+  /// 1 + the index in Book::plans of the arithmetic a fully fused call does
+  /// while copying (see planNumbers); 0 for none.
+  uint32_t plan = 0;
+};
+
+/// What a call of a definition can compute while it copies the template,
+/// from arguments that are numbers: the duplications and operators those
+/// numbers reach, evaluated on the template and never built (see
+/// planNumbers and expand in runtime/common/Interact.h). Values are held in
+/// registers: the arguments, the literal operands, then one per result.
+struct Plan {
+  static constexpr unsigned MaxArgs = 8, MaxConsts = 8, MaxOps = 16, MaxNodes = 16, MaxLate = 16;
+  static constexpr unsigned MaxRegs = MaxArgs + MaxConsts + MaxOps;
+  static constexpr uint8_t NoReg = 0xFF;
+  /// The fused chain the plan is for: its length, and the slot each level
+  /// continues through (bit j: level j continues through its second slot).
+  uint8_t levels = 0;
+  uint16_t nextBits = 0;
+  uint8_t argCount = 0, constCount = 0, opCount = 0, nodeCount = 0, lateCount = 0;
+  uint8_t eras = 0, voids = 0; // interactions counted as they are, per call
+  /// Register i < argCount: the argument in level arg[i] >> 1, slot arg[i] & 1.
+  uint8_t arg[MaxArgs] = {};
+  Term constant[MaxConsts] = {};
+  struct Op {
+    uint8_t dst;        // register receiving the result
+    uint8_t in;         // the number reaching the operator
+    uint8_t operand;    // its operand
+    uint8_t throughVar; // the operand comes through a variable: one more OPER
+  } op[MaxOps] = {};
+  /// Evaluated template nodes, and the register each of their slots holds
+  /// (NoReg: no variable points there).
+  struct Node {
+    uint32_t node;
+    uint8_t reg[2];
+  } node[MaxNodes] = {};
+  /// Nodes a number reached through an evaluated node that are not evaluated
+  /// themselves: built, then linked with that number.
+  struct Late {
+    Term node;
+    uint8_t reg;
+  } late[MaxLate] = {};
 };
 
 struct Book {
@@ -39,6 +80,7 @@ struct Book {
   std::vector<DefInfo> defs;
   std::vector<Term> slots;
   std::vector<Term> redexes;
+  std::vector<Plan> plans; // DefInfo::plan
   uint32_t mainId = 0;
 };
 

@@ -18,6 +18,7 @@
 //   void count(Rule rule);
 //   void fault(Fault f, Term neg, Term pos); // the redex broke an invariant; stop
 //   const Term *bookSlots, *bookRedexes; const DefInfo *defs;
+//   const Plan *plans;               // Book::plans
 //   Loc *scratch;                   // room for the largest definition's nodes
 //
 // A context whose memory is one part of a net spread over several processes
@@ -55,6 +56,10 @@
 #include "runtime/common/Operate.h"
 #include "runtime/common/Rules.h"
 #include "runtime/common/Term.h"
+
+#include <array>
+#include <cstddef>
+#include <vector>
 
 namespace bendc::rt {
 
@@ -209,7 +214,8 @@ inline uint64_t maxCallPushes(const DefInfo &def, const Term *slots) {
       }
     return 1 + deepest;
   };
-  return uint64_t(def.redexCount) + levels(levels, def.root, 0) + 1;
+  // A plan's late links (Plan::late) come on top.
+  return uint64_t(def.redexCount) + levels(levels, def.root, 0) + 1 + (def.plan ? Plan::MaxLate : 0);
 }
 
 namespace detail {
@@ -281,7 +287,77 @@ template <class Ctx> Loc unfusedSlot(Ctx &c, Term neg, Term ref) {
   return ~Loc(0);
 }
 
+namespace detail {
+
+/// locs[k] of a template node that is not built: fused with the caller
+/// (Fused | level) or evaluated while copying (Evaluated | index in the plan).
+inline constexpr Loc Fused = Loc(1) << 63;
+inline constexpr Loc Evaluated = Loc(1) << 62;
+BENDC_HD constexpr bool notBuilt(Loc l) { return (l >> 62) != 0; }
+BENDC_HD constexpr bool isEvaluated(Loc l) { return (l >> 62) == 1; }
+
+/// Whether a number meeting template term `t` may be evaluated on the
+/// template (see planNumbers): a duplication or an operator.
+BENDC_HD constexpr bool feedable(Term t) { return tagOf(t) == tag::Dup || tagOf(t) == tag::Opr; }
+
+/// A level of the chain a call fuses (see expand).
+struct Level {
+  uint32_t node; // in the template
+  uint8_t tag;   // its tag
+  Term meets;    // the negative node it annihilates with
+  int next;      // the slot whose node is fused at the next level, or -1
+  Term arg[2];   // `meets`'s values for the template node's negative slots
+};
+
+/// Runs `def`'s plan (Book::plans) for a call fused along `level`: when the
+/// chain is the plan's and its arguments are numbers, computes the plan's
+/// registers, counts its interactions, marks its nodes Evaluated in `locs`
+/// and puts the numbers their slots hold in `value`; returns the plan, or
+/// null (nothing done) when it does not apply.
+template <class Ctx>
+BENDC_HD const Plan *runPlan(Ctx &c, const DefInfo &def, const Level *level, unsigned levels, Loc *locs,
+                             Term *value) {
+  const Plan &p = c.plans[def.plan - 1];
+  if (levels != p.levels)
+    return nullptr;
+  for (unsigned j = 0; j + 1 < levels; ++j)
+    if (unsigned(level[j].next) != ((p.nextBits >> j) & 1))
+      return nullptr;
+  Term reg[Plan::MaxRegs];
+  for (unsigned r = 0; r < p.argCount; ++r) {
+    reg[r] = level[p.arg[r] >> 1].arg[p.arg[r] & 1];
+    if (tagOf(reg[r]) != tag::Num)
+      return nullptr;
+  }
+  for (unsigned r = 0; r < p.constCount; ++r)
+    reg[p.argCount + r] = p.constant[r];
+  for (unsigned k = 0; k < p.opCount; ++k) {
+    const Plan::Op &o = p.op[k];
+    c.count(Rule::Oper);
+    if (o.throughVar || cameThroughVar(reg[o.operand]))
+      c.count(Rule::Oper);
+    reg[o.dst] = numTerm(num::operate(numOf(reg[o.in]), numOf(reg[o.operand])));
+  }
+  for (unsigned k = 0; k < p.eras; ++k)
+    c.count(Rule::Eras);
+  for (unsigned k = 0; k < p.voids; ++k)
+    c.count(Rule::Void);
+  for (unsigned k = 0; k < p.nodeCount; ++k) {
+    locs[p.node[k].node] = Evaluated | k;
+    for (unsigned i = 0; i < 2; ++i)
+      if (p.node[k].reg[i] != Plan::NoReg)
+        value[2 * k + i] = reg[p.node[k].reg[i]] | ThroughVarBit; // the built net reads it through a variable
+  }
+  for (unsigned k = 0; k < p.lateCount; ++k)
+    value[2 * Plan::MaxNodes + k] = reg[p.late[k].reg];
+  return &p;
+}
+
+} // namespace detail
+
 template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0) {
+  using detail::Evaluated;
+  using detail::Fused;
   const DefInfo &def = c.defs[id];
   // Locals: stores into net memory could alias the book as far as the
   // compiler knows, and these are read on every iteration.
@@ -289,16 +365,8 @@ template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0)
   const Term *slots = c.bookSlots + def.firstSlot;
   const Term *rdx = c.bookRedexes + def.firstRedex;
   Loc *locs = c.scratch;
-  constexpr Loc Fused = Loc(1) << 63; // locs[k] of a fused node: Fused | level
   constexpr unsigned MaxLevels = MaxFusedLevels;
-  struct Level {
-    uint32_t node; // in the template
-    uint8_t tag;   // its tag
-    Term meets;    // the negative node it annihilates with
-    int next;      // the slot whose node is fused at the next level, or -1
-    Term arg[2];   // `meets`'s values for the template node's negative slots
-  };
-  Level level[MaxLevels];
+  detail::Level level[MaxLevels];
   unsigned levels = 0;
 
   if (against)
@@ -306,7 +374,7 @@ template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0)
       locs[i] = 0;
   Term meets = against, mine = def.root;
   while (meets) {
-    Level &l = level[levels];
+    detail::Level &l = level[levels];
     l = {uint32_t(payloadOf(mine)), tagOf(mine), meets, -1, {0, 0}};
     locs[l.node] = Fused | levels;
     ++levels;
@@ -320,24 +388,30 @@ template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0)
       mine = slots[2 * l.node + unsigned(i)];
     }
   }
+  // The numbers of the evaluated nodes' slots, then those of the late links.
+  Term value[2 * Plan::MaxNodes + Plan::MaxLate];
+  const Plan *plan = against && def.plan ? detail::runPlan(c, def, level, levels, locs, value) : nullptr;
   for (uint32_t i = 0; i < nodes; ++i)
-    if (!against || !(locs[i] & Fused))
+    if (!against || !detail::notBuilt(locs[i]))
       locs[i] = c.alloc();
-  auto reloc = [locs, &level](Term t) -> Term {
+  auto reloc = [locs, &level, &value](Term t) -> Term {
     uint8_t tg = tagOf(t);
     if (isNodeTag(tg))
       return nodeTerm(tg, locs[payloadOf(t)]);
     if (tg == tag::Var) {
       uint64_t local = payloadOf(t);
       Loc l = locs[local >> 1];
-      if (l & Fused)
-        return level[l & ~Fused].arg[local & 1];
+      if (detail::notBuilt(l)) {
+        if (l & Fused)
+          return level[l & ~Fused].arg[local & 1];
+        return value[2 * (l & ~Evaluated) + (local & 1)];
+      }
       return varTerm(slotOf(l, unsigned(local & 1)));
     }
     return t;
   };
   for (uint32_t i = 0; i < nodes; ++i) {
-    if (locs[i] & Fused)
+    if (against && detail::notBuilt(locs[i]))
       continue;
     c.store(slotOf(locs[i], 0), reloc(slots[2 * i]));
     c.store(slotOf(locs[i], 1), reloc(slots[2 * i + 1]));
@@ -354,8 +428,11 @@ template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0)
   // the calls it feeds before they run, and they take switchCall's path.
   for (uint32_t i = 0; i < redexes; ++i)
     link(c, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
+  if (plan)
+    for (unsigned k = 0; k < plan->lateCount; ++k)
+      link(c, reloc(plan->late[k].node), value[2 * Plan::MaxNodes + k]);
   for (unsigned j = 0; j < levels; ++j) {
-    const Level &l = level[j];
+    const detail::Level &l = level[j];
     Loc n = nodeOf(l.meets);
     unsigned dead = 0;
     for (unsigned i = 0; i < 2; ++i) {
@@ -368,7 +445,9 @@ template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0)
         dead += move(c, slotOf(n, i), reloc(mine));
       } else {
         ++dead;
-        if (tagOf(mine) != tag::Sub) // a node or an eraser waits there for the value
+        // A node or an eraser waits there for the value, unless the plan
+        // evaluated it with the value.
+        if (tagOf(mine) != tag::Sub && !(plan && isNodeTag(tagOf(mine)) && detail::isEvaluated(locs[payloadOf(mine)])))
           link(c, reloc(mine), l.arg[i]);
       }
     }
@@ -376,6 +455,211 @@ template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0)
     detail::finishNode(c, n, dead);
   }
   return 0;
+}
+
+/// Makes `def`'s plan (see Plan), if a fully fused call of it can compute
+/// anything while copying, and sets DefInfo::plan. The chain is the one
+/// expand fuses when every level continues through its first positive slot
+/// that holds a node; each negative slot of it that holds a duplication or
+/// an operator is an argument. A number meeting a duplication counts an
+/// ERAS and goes to both slots; meeting an operator whose operand is known
+/// (a literal, an argument, or a slot evaluated before) it counts an OPER,
+/// two when the built operator would find its operand through a variable
+/// (interactOper), and the result goes on; meeting an eraser or a negative
+/// number it counts a VOID. A number in a slot a variable points at is what
+/// that variable becomes (reloc); a node of another kind, or an operator
+/// whose operand is never known, is built and linked with its number after
+/// the copy (Plan::late), as the interaction that reached it would have.
+inline void planNumbers(DefInfo &def, const Term *bookSlots, std::vector<Plan> &plans) {
+  def.plan = 0;
+  const Term *slots = bookSlots + def.firstSlot;
+  Plan p;
+  // The chain.
+  uint32_t levelNode[MaxFusedLevels];
+  uint8_t levelTag[MaxFusedLevels];
+  Term mine = def.root;
+  bool seeds = false;
+  while (isNodeTag(tagOf(mine)) && p.levels < MaxFusedLevels) {
+    uint32_t n = uint32_t(payloadOf(mine));
+    levelNode[p.levels] = n;
+    levelTag[p.levels] = tagOf(mine);
+    for (unsigned i = 0; i < 2; ++i)
+      seeds |= !auxPositive(tagOf(mine), i) && detail::feedable(slots[2 * n + i]);
+    Term next = 0;
+    for (unsigned i = 0; i < 2 && !next; ++i)
+      if (auxPositive(tagOf(mine), i) && isNodeTag(tagOf(slots[2 * n + i]))) {
+        next = slots[2 * n + i];
+        p.nextBits |= uint16_t(i << p.levels);
+      }
+    ++p.levels;
+    mine = next;
+  }
+  if (!seeds)
+    return;
+  auto levelOf = [&](uint32_t node) {
+    for (unsigned j = 0; j < p.levels; ++j)
+      if (levelNode[j] == node)
+        return int(j);
+    return -1;
+  };
+
+  // Symbolic evaluation over registers.
+  constexpr uint8_t None = Plan::NoReg;
+  bool overflow = false;
+  unsigned regs = 0;
+  std::vector<uint8_t> argRegOf(2 * p.levels, None);
+  std::vector<int> evalOf(def.nodeCount, -1);
+  struct Feed {
+    Term node;
+    uint8_t reg;
+    bool orphan; // reached through an evaluated node: linked by nobody else
+  };
+  struct Parked {
+    Feed feed;
+    uint64_t slot;
+  };
+  std::vector<Feed> work, late;
+  std::vector<Parked> parked;
+  struct OpDraft {
+    uint8_t dst, in, operand, throughVar;
+  };
+  std::vector<OpDraft> ops;
+  std::vector<std::pair<uint8_t, Term>> constants; // register, literal
+  std::vector<std::array<uint8_t, 2>> nodeRegs;
+  std::vector<uint32_t> evaluatedNodes;
+  unsigned eras = 0, voids = 0;
+  // Registers are numbered as they appear; renumbered below so that the
+  // arguments come first, then the constants, then the results.
+  auto argReg = [&](unsigned lvl, unsigned i) {
+    uint8_t &r = argRegOf[2 * lvl + i];
+    if (r == None)
+      r = uint8_t(regs++);
+    return r;
+  };
+  auto giveUp = [&](const Feed &f) {
+    if (f.orphan)
+      late.push_back(f);
+  };
+  auto deliver = [&](uint64_t s, unsigned k, uint8_t reg) {
+    Term there = slots[s];
+    if (isNodeTag(tagOf(there))) {
+      work.push_back({there, reg, true});
+      return;
+    }
+    if (there != subTerm()) {
+      ++voids; // an eraser or a negative number
+      return;
+    }
+    nodeRegs[k][s & 1] = reg;
+    for (size_t q = 0; q < parked.size(); ++q)
+      if (parked[q].slot == s) {
+        work.push_back(parked[q].feed);
+        parked.erase(parked.begin() + std::ptrdiff_t(q));
+        return;
+      }
+  };
+  auto step = [&](Feed f) {
+    uint32_t t = uint32_t(payloadOf(f.node));
+    if (evaluatedNodes.size() == Plan::MaxNodes) {
+      overflow = true; // too large a plan; this also keeps registers below 256
+      return;
+    }
+    auto evaluate = [&] {
+      evalOf[t] = int(evaluatedNodes.size());
+      evaluatedNodes.push_back(t);
+      nodeRegs.push_back({None, None});
+      return unsigned(evalOf[t]);
+    };
+    if (tagOf(f.node) == tag::Dup) {
+      unsigned k = evaluate();
+      ++eras;
+      deliver(2 * uint64_t(t), k, f.reg);
+      deliver(2 * uint64_t(t) + 1, k, f.reg);
+      return;
+    }
+    if (tagOf(f.node) != tag::Opr)
+      return giveUp(f);
+    Term operand = slots[2 * t];
+    uint8_t b;
+    uint8_t throughVar = 0;
+    if (tagOf(operand) == tag::Num) {
+      b = uint8_t(regs++);
+      constants.push_back({b, operand});
+    } else if (tagOf(operand) == tag::Var) {
+      uint64_t s = payloadOf(operand);
+      uint32_t owner = uint32_t(s >> 1);
+      if (int lvl = levelOf(owner); lvl >= 0) {
+        b = argReg(unsigned(lvl), unsigned(s & 1)); // relocated to the argument itself
+      } else if (evalOf[owner] >= 0) {
+        b = nodeRegs[unsigned(evalOf[owner])][s & 1];
+        throughVar = 1;
+      } else {
+        parked.push_back({f, s}); // until that slot is evaluated
+        return;
+      }
+    } else {
+      return giveUp(f);
+    }
+    unsigned k = evaluate();
+    uint8_t dst = uint8_t(regs++);
+    ops.push_back({dst, f.reg, b, throughVar});
+    deliver(2 * uint64_t(t) + 1, k, dst);
+  };
+  for (unsigned lvl = 0; lvl < p.levels; ++lvl)
+    for (unsigned i = 0; i < 2; ++i) {
+      Term t = slots[2 * levelNode[lvl] + i];
+      if (auxPositive(levelTag[lvl], i) || !detail::feedable(t))
+        continue;
+      work.push_back({t, argReg(lvl, i), false});
+      while (!work.empty() && !overflow) {
+        Feed f = work.back();
+        work.pop_back();
+        step(f);
+      }
+    }
+  for (const Parked &q : parked)
+    giveUp(q.feed);
+  if (overflow || evaluatedNodes.empty())
+    return;
+
+  // Renumber: arguments, constants, results.
+  std::vector<uint8_t> renum(regs, None);
+  unsigned next = 0;
+  for (unsigned a = 0; a < 2 * p.levels; ++a)
+    if (argRegOf[a] != None) {
+      if (p.argCount == Plan::MaxArgs)
+        overflow = true;
+      else
+        p.arg[p.argCount++] = uint8_t(a);
+      renum[argRegOf[a]] = uint8_t(next++);
+    }
+  for (auto &[r, literal] : constants) {
+    if (p.constCount == Plan::MaxConsts)
+      overflow = true;
+    else
+      p.constant[p.constCount++] = literal;
+    renum[r] = uint8_t(next++);
+  }
+  for (const OpDraft &o : ops)
+    renum[o.dst] = uint8_t(next++);
+  overflow |= ops.size() > Plan::MaxOps || evaluatedNodes.size() > Plan::MaxNodes ||
+              late.size() > Plan::MaxLate || next > Plan::MaxRegs || eras > 255 || voids > 255;
+  if (overflow)
+    return;
+  for (const OpDraft &o : ops)
+    p.op[p.opCount++] = {renum[o.dst], renum[o.in], renum[o.operand], o.throughVar};
+  for (size_t k = 0; k < evaluatedNodes.size(); ++k) {
+    Plan::Node &n = p.node[p.nodeCount++];
+    n.node = evaluatedNodes[k];
+    for (unsigned i = 0; i < 2; ++i)
+      n.reg[i] = nodeRegs[k][i] == None ? None : renum[nodeRegs[k][i]];
+  }
+  for (const Feed &f : late)
+    p.late[p.lateCount++] = {f.node, renum[f.reg]};
+  p.eras = uint8_t(eras);
+  p.voids = uint8_t(voids);
+  plans.push_back(p);
+  def.plan = uint32_t(plans.size());
 }
 
 /// The most nodes an arm of a numeric switch may have (DefInfo::switchArm).
@@ -934,6 +1218,10 @@ template <class Ctx> BENDC_HD void interactOper(Ctx &c, Term opr, Term num_) {
   Term operand = c.load(slotOf(n, 0));
   Numb a = numOf(num_);
   if (tagOf(operand) == tag::Num) {
+    // A number put where the built net holds a variable: the operator would
+    // have waited for it, one more interaction (see ThroughVarBit).
+    if (cameThroughVar(operand))
+      c.count(Rule::Oper);
     detail::finishNode(c, n, 1 + move(c, slotOf(n, 1), numTerm(num::operate(a, numOf(operand)))));
     return;
   }

@@ -108,6 +108,14 @@ BENDC_HD constexpr Term numTerm(Numb n) { return makeTerm(tag::Num, n); }
 BENDC_HD constexpr Term numNTerm(Numb n) { return makeTerm(tag::NumN, n); }
 BENDC_HD constexpr Term refTerm(uint32_t def) { return makeTerm(tag::Ref, def); }
 BENDC_HD constexpr Numb numOf(Term t) { return Numb(payloadOf(t)); }
+
+/// A number (NUM) placed where the net, built node by node, would hold a
+/// variable bound to it: an operator finding it as its operand counts the
+/// interaction it would have counted waiting for the variable. The mark sits
+/// above the number's 32 bits, so numOf and every rule ignore it (see Plan
+/// in runtime/common/Book.h).
+inline constexpr Term ThroughVarBit = Term(1) << 48;
+BENDC_HD constexpr bool cameThroughVar(Term num) { return (num & ThroughVarBit) != 0; }
 BENDC_HD constexpr uint32_t refOf(Term t) { return uint32_t(payloadOf(t)); }
 
 BENDC_HD constexpr bool isPending(Term t) { return (t & tag::PendBit) != 0; }

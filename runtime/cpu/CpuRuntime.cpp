@@ -135,6 +135,7 @@ public:
   const Term *bookSlots;
   const Term *bookRedexes;
   const DefInfo *defs;
+  const Plan *plans;
   Loc *scratch;
 
   Term load(Loc slot) const { return std::atomic_ref<Term>(slots[slot]).load(std::memory_order_relaxed); }
@@ -171,7 +172,7 @@ public:
   // --- the worker itself ---
   Worker(Shared &shared, unsigned id, Loc *scratchSpace)
       : bookSlots(shared.book->slots.data()), bookRedexes(shared.book->redexes.data()),
-        defs(shared.book->defs.data()), scratch(scratchSpace), shared(shared),
+        defs(shared.book->defs.data()), plans(shared.book->plans.data()), scratch(scratchSpace), shared(shared),
         slots(shared.arena->slotData()), dead(shared.arena->deadData()), id(id),
         owner(shared.threads > 1 ? shared.owner.get() : nullptr), outbox(shared.threads) {
     stack.reserve(1 << 12);

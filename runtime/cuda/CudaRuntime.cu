@@ -433,6 +433,7 @@ public:
   const Term *bookSlots;
   const Term *bookRedexes;
   const DefInfo *defs;
+  const rt::Plan *plans;
   Loc *scratch;
   uint64_t counts[RuleCount] = {};
   std::vector<Redex> pushed;
@@ -440,7 +441,7 @@ public:
 
   HostCtx(Runner &runner, Loc *scratchLocs)
       : bookSlots(runner.book.slots.data()), bookRedexes(runner.book.redexes.data()),
-        defs(runner.book.defs.data()), scratch(scratchLocs), r(runner) {}
+        defs(runner.book.defs.data()), plans(runner.book.plans.data()), scratch(scratchLocs), r(runner) {}
 
   Term load(Loc slot) {
     Term t = 0;
@@ -727,6 +728,7 @@ RunResult Runner::run(bool required) {
   // --- allocation -----------------------------------------------------------
   Term *dBookSlots = nullptr, *dBookRedexes = nullptr;
   DefInfo *dDefs = nullptr;
+  rt::Plan *dPlans = nullptr;
   auto oom = [&](const char *what, uint64_t bytes) {
     return fail(RunStatus::OutOfMemory,
                 std::string("out of memory: could not allocate ") + mib(bytes) + " of device memory for " + what +
@@ -747,7 +749,8 @@ RunResult Runner::run(bool required) {
     return oom("allocator state", uint64_t(p.threads) * sizeof(AllocState));
   if (mem.alloc(v.st, 1) != cudaSuccess || mem.alloc(dBookSlots, book.slots.size()) != cudaSuccess ||
       mem.alloc(dBookRedexes, book.redexes.size()) != cudaSuccess ||
-      mem.alloc(dDefs, book.defs.size()) != cudaSuccess)
+      mem.alloc(dDefs, book.defs.size()) != cudaSuccess ||
+      (!book.plans.empty() && mem.alloc(dPlans, book.plans.size()) != cudaSuccess))
     return oom("the book", (book.slots.size() + book.redexes.size()) * sizeof(Term));
 
   auto upload = [&](void *dst, const void *src, size_t bytes) -> cudaError_t {
@@ -755,7 +758,8 @@ RunResult Runner::run(bool required) {
   };
   if ((e = upload(dBookSlots, book.slots.data(), book.slots.size() * sizeof(Term))) != cudaSuccess ||
       (e = upload(dBookRedexes, book.redexes.data(), book.redexes.size() * sizeof(Term))) != cudaSuccess ||
-      (e = upload(dDefs, book.defs.data(), book.defs.size() * sizeof(DefInfo))) != cudaSuccess)
+      (e = upload(dDefs, book.defs.data(), book.defs.size() * sizeof(DefInfo))) != cudaSuccess ||
+      (e = upload(dPlans, book.plans.data(), book.plans.size() * sizeof(rt::Plan))) != cudaSuccess)
     return deviceError("copying the book to the device", e);
   hs = DeviceState{};
   hs.nextNode = FirstNode;
@@ -769,6 +773,7 @@ RunResult Runner::run(bool required) {
   v.bookSlots = dBookSlots;
   v.bookRedexes = dBookRedexes;
   v.defs = dDefs;
+  v.plans = dPlans;
   v.poolCap = p.poolCap;
   v.out = dT;
   v.outCap = p.redexCap;

@@ -51,6 +51,7 @@ struct NetView {
   const Term *bookSlots;
   const Term *bookRedexes;
   const DefInfo *defs;
+  const Plan *plans;
   Loc *scratch;         // per-thread expansion scratch
   uint32_t scratchStride; // Locs of scratch per thread (also the largest definition a thread expands)
   AllocState *alloc;
@@ -91,6 +92,7 @@ struct DeviceCtx {
   const Term *bookSlots;
   const Term *bookRedexes;
   const DefInfo *defs;
+  const Plan *plans;
   Loc *scratch;
 
   __device__ Term load(Loc slot) const { return SlotRef(net.slots[slot]).load(cuda::std::memory_order_relaxed); }
@@ -151,7 +153,7 @@ struct DeviceCtx {
   uint32_t counts[RuleCount];
 
   __device__ DeviceCtx(const NetView &v, unsigned threadId, const PushTarget &t)
-      : bookSlots(v.bookSlots), bookRedexes(v.bookRedexes), defs(v.defs),
+      : bookSlots(v.bookSlots), bookRedexes(v.bookRedexes), defs(v.defs), plans(v.plans),
         scratch(v.scratch + size_t(threadId) * v.scratchStride), net(v), target(t), tid(threadId) {
     nodes = v.alloc[threadId];
 #pragma unroll

@@ -75,6 +75,7 @@ public:
   const Term *bookSlots;
   const Term *bookRedexes;
   const DefInfo *defs;
+  const Plan *plans;
   Loc *scratch;
 
   Term load(Loc slot) {
@@ -194,7 +195,7 @@ private:
 
 Sim::Sim(const Book &book, const SimOptions &options, SimStats &stats)
     : bookSlots(book.slots.data()), bookRedexes(book.redexes.data()), defs(book.defs.data()),
-      stats(stats), scheme(options.scheme), partition(options.partition),
+      plans(book.plans.data()), stats(stats), scheme(options.scheme), partition(options.partition),
       budget(std::max<uint64_t>(options.roundBudget, 1)),
       maxNodes(options.maxNodes ? options.maxNodes : DefaultMaxNodes), net(options.network),
       need(maxNodesPerInteraction(book)), ranks(std::max(options.ranks, 1u)) {

@@ -138,6 +138,7 @@ public:
   const Term *bookSlots;
   const Term *bookRedexes;
   const DefInfo *defs;
+  const Plan *plans;
   Loc *scratch;
 
   bool ownsNode(Loc node) const { return node - base < perRank; }
@@ -300,7 +301,7 @@ private:
 Rank::Rank(const Book &book, unsigned rank, unsigned ranks, Arena &memory, uint64_t roundRedexes,
            MPI_Comm comm, const std::atomic<bool> *cancel)
     : bookSlots(book.slots.data()), bookRedexes(book.redexes.data()), defs(book.defs.data()),
-      me(rank), ranks(ranks), perRank(memory.nodeCount()), base(Loc(rank) * perRank),
+      plans(book.plans.data()), me(rank), ranks(ranks), perRank(memory.nodeCount()), base(Loc(rank) * perRank),
       roundRedexes(roundRedexes), comm(comm), cancel(cancel), need(maxNodesPerInteraction(book)),
       slots(memory.slotData()), dead(memory.deadData()), outbox(ranks) {
   scratchSpace.resize(need);

@@ -346,6 +346,93 @@ TEST_CASE("a numeric switch called with its number: the same result and counts a
   }
 }
 
+namespace {
+
+/// Runs `text` with its definitions' plans (arithmetic while copying) and
+/// without, and checks that both print the same result and count the same
+/// interactions, rule by rule. Returns the run with plans; `plans` is set to
+/// how many definitions have one.
+Outcome sameWithoutPlans(const char *text, unsigned threads, size_t &plans) {
+  rt::RunOptions options;
+  options.backend = rt::Backend::Cpu;
+  options.threads = threads;
+  options.memBytes = 64 << 20;
+  Outcome planned = testing::runText(text, options, [&](rt::Book &book) { plans = book.plans.size(); });
+  Outcome built = testing::runText(text, options, [](rt::Book &book) {
+    for (rt::DefInfo &d : book.defs)
+      d.plan = 0;
+  });
+  INFO(planned.diagnostics);
+  INFO(planned.run.message);
+  INFO(std::string(text));
+  REQUIRE(planned.run.status == rt::RunStatus::Ok);
+  REQUIRE(built.run.status == rt::RunStatus::Ok);
+  CHECK(planned.result == built.result);
+  for (unsigned r = 0; r < rt::RuleCount; ++r) {
+    INFO("rule " << r);
+    CHECK(planned.run.stats.byRule[r] == built.run.stats.byRule[r]);
+  }
+  return planned;
+}
+
+} // namespace
+
+TEST_CASE("arithmetic done while copying a call: the same result and counts as building it") {
+  struct Case {
+    const char *text, *result;
+  } cases[] = {
+      // A square: the argument duplicated into an operator whose operand is
+      // the other copy, reached through a variable (two OPERs).
+      {"@main = r & @sq ~ (7 r)\n@sq = ({$([*] $(b r)) b} r)\n", "49"},
+      // The operand is the argument itself (one OPER), and a literal.
+      {"@main = r & @f ~ (3 (4 r))\n@f = (a ($([+] $(a r)) r))\n", "7"},
+      {"@main = r & @f ~ (3 r)\n@f = ($([*10] $([+1] r)) r)\n", "31"},
+      // A loop: the accumulator computed while copying reaches the next
+      // call's operator as a number where the built net has a variable.
+      {"@main = r & @loop ~ (100 (0 r))\n@loop = (?(((a a) @loop/step) f) f)\n"
+       "@loop/step = ({p1 p2} ($([+] $(p1 a2)) r)) & @loop ~ (p2 (a2 r))\n",
+       "4950"},
+      // Copies that leave the plan are marked as reached through a variable:
+      // an operator in the next call, planned or built, counts what it
+      // would have counted reading them through one.
+      {"@main = r & @g ~ (3 r)\n@g = ({x y} r) & @f ~ (x (y r))\n@f = (a ($([+] $(a r)) r))\n", "6"},
+      {"@main = r & @g ~ (5 r)\n@g = ({x y} r) & @b ~ (x (y r))\n"
+       "@b = (p (q r)) & @id ~ (q $([+] $(p r)))\n@id = (x x)\n",
+       "10"},
+      // An operand from a slot evaluated later (the operator waits in the
+      // plan), a result reaching an eraser, a duplication with an eraser.
+      {"@main = r & @w ~ (5 (9 (2 r)))\n"
+       "@w = (s ({$([>] $(b1 $([^] $(s k)))) *} ({b1 *} k)))\n",
+       "4"},
+      // Copies reaching nodes of other kinds: built, then linked.
+      {"@main = r & @f ~ (6 r)\n@f = ({(x x) $([+1] r)} r)\n", "7"},
+      {"@main = (r s) & @f ~ (6 (r s))\n@f = ({?((1 (p p)) r) $([+1] s)} (r s))\n", "(5 7)"},
+      // An argument that is not a number yet: no plan runs; and a number
+      // that arrives later through a variable.
+      {"@main = r & @sq ~ (a r) & 3 ~ $([*] $(2 a))\n@sq = ({$([*] $(b r)) b} r)\n", "36"},
+      // A call that fuses fewer levels than the plan's chain (no plan
+      // runs), or all of them once the second application is linked.
+      {"@main = r & @f ~ (3 r)\n@f = (a ($([+] $(a r)) r))\n", nullptr},
+      {"@main = s & @f ~ (3 r) & r ~ (4 s)\n@f = (a ($([+] $(a r)) r))\n", "7"},
+  };
+  for (const Case &k : cases)
+    for (unsigned threads : {1u, 2u, 4u}) {
+      CAPTURE(k.text);
+      CAPTURE(threads);
+      size_t plans = 0;
+      Outcome o = sameWithoutPlans(k.text, threads, plans);
+      CHECK(plans > 0);
+      if (k.result)
+        CHECK(o.result == std::string(k.result));
+    }
+  // Larger: a parallel sum and tree, on several threads.
+  for (const std::string &text : {nets::sum(12), nets::tree(10)})
+    for (unsigned threads : {1u, 3u}) {
+      size_t plans = 0;
+      sameWithoutPlans(text.c_str(), threads, plans);
+    }
+}
+
 TEST_CASE("memory is reused: a long loop runs in little memory") {
   // 200 000 iterations allocate 3 nodes each (600 000 in all); 4 MiB holds
   // 246 723 nodes. The result's wire runs through every iteration and keeps one
