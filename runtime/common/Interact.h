@@ -323,11 +323,28 @@ BENDC_HD const Plan *runPlan(Ctx &c, const DefInfo &def, const Level *level, uns
   for (unsigned j = 0; j + 1 < levels; ++j)
     if (unsigned(level[j].next) != ((p.nextBits >> j) & 1))
       return nullptr;
+  // An argument is a number, or a variable whose number has arrived: read
+  // through the variable as the built net would, marked so (ThroughVarBit),
+  // and its slot dies once every argument is known.
   Term reg[Plan::MaxRegs];
   for (unsigned r = 0; r < p.argCount; ++r) {
-    reg[r] = level[p.arg[r] >> 1].arg[p.arg[r] & 1];
-    if (tagOf(reg[r]) != tag::Num)
+    Term t = level[p.arg[r] >> 1].arg[p.arg[r] & 1];
+    if (tagOf(t) == tag::Var) {
+      if (!ownsSlot(c, payloadOf(t)))
+        return nullptr;
+      Term there = c.load(payloadOf(t));
+      if (tagOf(there) != tag::Num)
+        return nullptr;
+      t = there | ThroughVarBit;
+    } else if (tagOf(t) != tag::Num) {
       return nullptr;
+    }
+    reg[r] = t;
+  }
+  for (unsigned r = 0; r < p.argCount; ++r) {
+    Term t = level[p.arg[r] >> 1].arg[p.arg[r] & 1];
+    if (tagOf(t) == tag::Var)
+      killSlot(c, payloadOf(t));
   }
   for (unsigned r = 0; r < p.constCount; ++r)
     reg[p.argCount + r] = p.constant[r];

@@ -410,6 +410,10 @@ TEST_CASE("arithmetic done while copying a call: the same result and counts as b
       // An argument that is not a number yet: no plan runs; and a number
       // that arrives later through a variable.
       {"@main = r & @sq ~ (a r) & 3 ~ $([*] $(2 a))\n@sq = ({$([*] $(b r)) b} r)\n", "36"},
+      // Arguments that are variables whose numbers arrived first (read
+      // through the variable, as the built net would) or later.
+      {"@main = r & @f ~ (a (b r)) & {a b} ~ 3\n@f = (a ($([+] $(a r)) r))\n", "6"},
+      {"@main = r & {a b} ~ 3 & @f ~ (a (b r))\n@f = (a ($([+] $(a r)) r))\n", "6"},
       // A call that fuses fewer levels than the plan's chain (no plan
       // runs), or all of them once the second application is linked.
       {"@main = r & @f ~ (3 r)\n@f = (a ($([+] $(a r)) r))\n", nullptr},
