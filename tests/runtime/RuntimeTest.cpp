@@ -272,30 +272,37 @@ TEST_CASE("parallel programs give the same result and count on every thread coun
 
 namespace {
 
-/// Runs `text` with numeric switches called directly (the default) and with
-/// every definition expanded, and checks that both print the same result and
-/// count the same interactions, rule by rule. Returns the direct run.
-Outcome sameWithoutSwitchCalls(const char *text, unsigned threads) {
+/// Runs `text` as it loads and with `change` made to its book, and checks
+/// that both print the same result and count the same interactions, rule by
+/// rule. Returns the first run; `look` sees its book before it runs.
+Outcome sameWithout(const char *text, unsigned threads, llvm::function_ref<void(rt::Book &)> change,
+                    llvm::function_ref<void(rt::Book &)> look = nullptr) {
   rt::RunOptions options;
   options.backend = rt::Backend::Cpu;
   options.threads = threads;
   options.memBytes = 64 << 20;
-  Outcome direct = testing::runText(text, options);
-  Outcome expanded = testing::runText(text, options, [](rt::Book &book) {
+  Outcome as = testing::runText(text, options, look);
+  Outcome changed = testing::runText(text, options, change);
+  INFO(as.diagnostics);
+  INFO(as.run.message);
+  INFO(std::string(text));
+  REQUIRE(as.run.status == rt::RunStatus::Ok);
+  REQUIRE(changed.run.status == rt::RunStatus::Ok);
+  CHECK(as.result == changed.result);
+  for (unsigned r = 0; r < rt::RuleCount; ++r) {
+    INFO("rule " << r);
+    CHECK(as.run.stats.byRule[r] == changed.run.stats.byRule[r]);
+  }
+  return as;
+}
+
+/// The same with numeric switches called directly (the default) and with
+/// every definition expanded. Returns the direct run.
+Outcome sameWithoutSwitchCalls(const char *text, unsigned threads) {
+  return sameWithout(text, threads, [](rt::Book &book) {
     for (rt::DefInfo &d : book.defs)
       d.switchArm[0] = d.switchArm[1] = 0;
   });
-  INFO(direct.diagnostics);
-  INFO(direct.run.message);
-  INFO(std::string(text));
-  REQUIRE(direct.run.status == rt::RunStatus::Ok);
-  REQUIRE(expanded.run.status == rt::RunStatus::Ok);
-  CHECK(direct.result == expanded.result);
-  for (unsigned r = 0; r < rt::RuleCount; ++r) {
-    INFO("rule " << r);
-    CHECK(direct.run.stats.byRule[r] == expanded.run.stats.byRule[r]);
-  }
-  return direct;
 }
 
 } // namespace
@@ -348,31 +355,17 @@ TEST_CASE("a numeric switch called with its number: the same result and counts a
 
 namespace {
 
-/// Runs `text` with its definitions' plans (arithmetic while copying) and
-/// without, and checks that both print the same result and count the same
-/// interactions, rule by rule. Returns the run with plans; `plans` is set to
-/// how many definitions have one.
+/// The same with the definitions' plans (arithmetic while copying) and
+/// without. Returns the run with plans; `plans` is set to how many
+/// definitions have one.
 Outcome sameWithoutPlans(const char *text, unsigned threads, size_t &plans) {
-  rt::RunOptions options;
-  options.backend = rt::Backend::Cpu;
-  options.threads = threads;
-  options.memBytes = 64 << 20;
-  Outcome planned = testing::runText(text, options, [&](rt::Book &book) { plans = book.plans.size(); });
-  Outcome built = testing::runText(text, options, [](rt::Book &book) {
-    for (rt::DefInfo &d : book.defs)
-      d.plan = 0;
-  });
-  INFO(planned.diagnostics);
-  INFO(planned.run.message);
-  INFO(std::string(text));
-  REQUIRE(planned.run.status == rt::RunStatus::Ok);
-  REQUIRE(built.run.status == rt::RunStatus::Ok);
-  CHECK(planned.result == built.result);
-  for (unsigned r = 0; r < rt::RuleCount; ++r) {
-    INFO("rule " << r);
-    CHECK(planned.run.stats.byRule[r] == built.run.stats.byRule[r]);
-  }
-  return planned;
+  return sameWithout(
+      text, threads,
+      [](rt::Book &book) {
+        for (rt::DefInfo &d : book.defs)
+          d.plan = 0;
+      },
+      [&](rt::Book &book) { plans = book.plans.size(); });
 }
 
 } // namespace
