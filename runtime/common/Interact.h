@@ -372,7 +372,9 @@ BENDC_HD const Plan *runPlan(Ctx &c, const DefInfo &def, const Level *level, uns
 
 } // namespace detail
 
-template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0) {
+/// `Planned`: `def` has a plan (DefInfo::plan) and `against` is given; the
+/// copy runs it when it applies. Without, the plan's steps are not compiled in.
+template <bool Planned = false, class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0) {
   using detail::Evaluated;
   using detail::Fused;
   const DefInfo &def = c.defs[id];
@@ -406,8 +408,10 @@ template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0)
     }
   }
   // The numbers of the evaluated nodes' slots, then those of the late links.
-  Term value[2 * Plan::MaxNodes + Plan::MaxLate];
-  const Plan *plan = against && def.plan ? detail::runPlan(c, def, level, levels, locs, value) : nullptr;
+  Term value[Planned ? 2 * Plan::MaxNodes + Plan::MaxLate : 1];
+  const Plan *plan = nullptr;
+  if constexpr (Planned)
+    plan = detail::runPlan(c, def, level, levels, locs, value);
   for (uint32_t i = 0; i < nodes; ++i)
     if (!against || !detail::notBuilt(locs[i]))
       locs[i] = c.alloc();
@@ -418,11 +422,11 @@ template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0)
     if (tg == tag::Var) {
       uint64_t local = payloadOf(t);
       Loc l = locs[local >> 1];
-      if (detail::notBuilt(l)) {
-        if (l & Fused)
-          return level[l & ~Fused].arg[local & 1];
-        return value[2 * (l & ~Evaluated) + (local & 1)];
-      }
+      if (l & Fused)
+        return level[l & ~Fused].arg[local & 1];
+      if constexpr (Planned)
+        if (detail::isEvaluated(l))
+          return value[2 * (l & ~Evaluated) + (local & 1)];
       return varTerm(slotOf(l, unsigned(local & 1)));
     }
     return t;
@@ -445,9 +449,10 @@ template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0)
   // the calls it feeds before they run, and they take switchCall's path.
   for (uint32_t i = 0; i < redexes; ++i)
     link(c, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
-  if (plan)
-    for (unsigned k = 0; k < plan->lateCount; ++k)
-      link(c, reloc(plan->late[k].node), value[2 * Plan::MaxNodes + k]);
+  if constexpr (Planned)
+    if (plan)
+      for (unsigned k = 0; k < plan->lateCount; ++k)
+        link(c, reloc(plan->late[k].node), value[2 * Plan::MaxNodes + k]);
   for (unsigned j = 0; j < levels; ++j) {
     const detail::Level &l = level[j];
     Loc n = nodeOf(l.meets);
@@ -464,7 +469,8 @@ template <class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0)
         ++dead;
         // A node or an eraser waits there for the value, unless the plan
         // evaluated it with the value.
-        if (tagOf(mine) != tag::Sub && !(plan && isNodeTag(tagOf(mine)) && detail::isEvaluated(locs[payloadOf(mine)])))
+        if (tagOf(mine) != tag::Sub &&
+            !(Planned && plan && isNodeTag(tagOf(mine)) && detail::isEvaluated(locs[payloadOf(mine)])))
           link(c, reloc(mine), l.arg[i]);
       }
     }
@@ -867,7 +873,10 @@ template <class Ctx> BENDC_HD void interactCall(Ctx &c, Term neg, Term ref) {
   }
   c.count(Rule::Call);
   if (callFuses(nt, def)) {
-    expand(c, refOf(ref), neg);
+    if (def.plan)
+      expand<true>(c, refOf(ref), neg);
+    else
+      expand(c, refOf(ref), neg);
     return;
   }
   link(c, neg, expand(c, refOf(ref)));
