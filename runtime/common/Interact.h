@@ -432,7 +432,7 @@ template <bool Planned = false, class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t
     return t;
   };
   for (uint32_t i = 0; i < nodes; ++i) {
-    if (against && detail::notBuilt(locs[i]))
+    if (detail::notBuilt(locs[i])) // fused or evaluated (a built node's Loc is below both marks)
       continue;
     c.store(slotOf(locs[i], 0), reloc(slots[2 * i]));
     c.store(slotOf(locs[i], 1), reloc(slots[2 * i + 1]));
@@ -470,7 +470,7 @@ template <bool Planned = false, class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t
         // A node or an eraser waits there for the value, unless the plan
         // evaluated it with the value.
         if (tagOf(mine) != tag::Sub &&
-            !(Planned && plan && isNodeTag(tagOf(mine)) && detail::isEvaluated(locs[payloadOf(mine)])))
+            !(Planned && isNodeTag(tagOf(mine)) && detail::isEvaluated(locs[payloadOf(mine)])))
           link(c, reloc(mine), l.arg[i]);
       }
     }
