@@ -346,7 +346,11 @@ BENDC_HD const Plan *runPlan(Ctx &c, const DefInfo &def, const Level *level, uns
     if (tagOf(t) == tag::Var)
       killSlot(c, payloadOf(t));
   }
-  for (unsigned r = 0; r < p.constCount; ++r)
+  // All MaxConsts of them, a fixed size the compiler copies with a few
+  // vector moves (a copy of constCount words became `rep movsq`, whose
+  // start-up cost was 3% of sum_tree's time); the registers past the
+  // constants are results, written below before they are read.
+  for (unsigned r = 0; r < Plan::MaxConsts; ++r)
     reg[p.argCount + r] = p.constant[r];
   for (unsigned k = 0; k < p.opCount; ++k) {
     const Plan::Op &o = p.op[k];
