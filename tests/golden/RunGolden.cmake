@@ -113,7 +113,8 @@ if(DEFINED LAUNCHER)
   take_counts(alone alone_counts)
   if(NOT counts STREQUAL alone_counts)
     message(FATAL_ERROR "${name}: the interactions counted under the launcher differ from one "
-                        "process's\n--- one process\n${alone_counts}\n--- launched\n${counts}")
+                        "process's\n--- one process\n${alone_counts}\n--- launched (exit ${rc})\n${counts}\n"
+                        "--- launched, its errors\n${${err_var}}")
   endif()
 endif()
 if(DEFINED SCRATCH)
