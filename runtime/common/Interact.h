@@ -357,7 +357,7 @@ BENDC_HD const Plan *runPlan(Ctx &c, const DefInfo &def, const Level *level, uns
     c.count(Rule::Oper);
     if (o.throughVar || cameThroughVar(reg[o.operand]))
       c.count(Rule::Oper);
-    reg[o.dst] = numTerm(num::operate(numOf(reg[o.in]), numOf(reg[o.operand])));
+    reg[o.dst] = numTerm(num::operateCommon(numOf(reg[o.in]), numOf(reg[o.operand])));
   }
   for (unsigned k = 0; k < p.eras; ++k)
     c.count(Rule::Eras);
@@ -1252,7 +1252,7 @@ template <class Ctx> BENDC_HD void interactOper(Ctx &c, Term opr, Term num_) {
     // have waited for it, one more interaction (see ThroughVarBit).
     if (cameThroughVar(operand))
       c.count(Rule::Oper);
-    detail::finishNode(c, n, 1 + move(c, slotOf(n, 1), numTerm(num::operate(a, numOf(operand)))));
+    detail::finishNode(c, n, 1 + move(c, slotOf(n, 1), numTerm(num::operateCommon(a, numOf(operand)))));
     return;
   }
   c.store(slotOf(n, 0), numTerm(a));

@@ -249,4 +249,16 @@ BENDC_HD Numb operate(Numb a, Numb b) {
   }
 }
 
+/// `operate` with its most common case inline: an operator partially applied
+/// to a u24 meeting a u24 (`$([+1] x)`, a plan's `[*2]`). The rest, and the
+/// rare types, go through `operate`, out of line.
+BENDC_HD_HOT Numb operateCommon(Numb a, Numb b) {
+  uint32_t at = typeOf(a), bt = typeOf(b);
+  if (at == TyU24 && bt >= OpAdd)
+    return detail::operateU24(bt, u24Of(b & WordMask), u24Of(a & WordMask));
+  if (bt == TyU24 && at >= OpAdd)
+    return detail::operateU24(at, u24Of(a & WordMask), u24Of(b & WordMask));
+  return operate(a, b);
+}
+
 } // namespace bendc::rt::num
