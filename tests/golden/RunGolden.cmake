@@ -41,7 +41,8 @@ endif()
 file(STRINGS ${INPUT} merge_line REGEX "^(//|#) MERGE_OUTPUT" LIMIT_COUNT 1 ENCODING UTF-8)
 set(run_dir ${dir})
 if(DEFINED SCRATCH)
-  string(MD5 tag "${INPUT}${EXTRA_ARGS}")
+  # The launcher too: the same program under 2 and 3 processes may run at once.
+  string(MD5 tag "${INPUT}${EXTRA_ARGS}${LAUNCHER}")
   set(run_dir ${SCRATCH}/${name}-${tag})
   # A fresh folder with the program and what it reads (again before a second run).
   macro(fill_run_dir)
