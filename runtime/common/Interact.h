@@ -19,6 +19,7 @@
 //   void fault(Fault f, Term neg, Term pos); // the redex broke an invariant; stop
 //   const Term *bookSlots, *bookRedexes; const DefInfo *defs;
 //   const Plan *plans;               // Book::plans
+//   static constexpr bool NumbersAtLink; // optional, see HandlesNumbersAtLink
 //   Loc *scratch;                   // room for the largest definition's nodes
 //
 // A context whose memory is one part of a net spread over several processes
@@ -71,6 +72,15 @@ enum class Fault : uint8_t {
 
 /// See "A context whose memory is one part of a net" above.
 template <class Ctx> concept SplitNet = requires { requires Ctx::Distributed; };
+/// A context that has a number linked with a duplication or an operator
+/// handled at once, where it is linked (detail::copyNumber,
+/// detail::operateNow), instead of pushed:
+///
+///   static constexpr bool NumbersAtLink = true;
+///
+/// An interaction then pushes up to two redexes where it linked one, so only
+/// a context whose redex bag grows as needed says so.
+template <class Ctx> concept HandlesNumbersAtLink = requires { requires Ctx::NumbersAtLink; };
 
 /// Whether node `node` is in the context's own memory (always, but for a
 /// SplitNet).
@@ -117,6 +127,30 @@ template <class Ctx> BENDC_HD void finishNode(Ctx &c, Loc node, unsigned dead) {
 template <class Ctx> BENDC_HD_CALL void joinValues(Ctx &c, Term a, Term b, unsigned depth = 1);
 template <class Ctx> BENDC_HD_CALL void joinConsumers(Ctx &c, Term a, Term b, unsigned depth = 1);
 
+namespace detail {
+/// interactEras where a number is linked with a duplication (see link):
+/// both slots take the number; what they held is pushed, never run here.
+template <class Ctx> BENDC_HD void copyNumber(Ctx &c, Term dup, Term num) {
+  c.count(Rule::Eras);
+  Loc n = nodeOf(dup);
+  unsigned dead = 0;
+  for (unsigned i = 0; i < 2; ++i) {
+    Term got = c.exchange(slotOf(n, i), num);
+    if (got == subTerm())
+      continue;
+    ++dead;
+    if (BENDC_RARE(isValueOrPending(got)))
+      joinValues(c, unpend(got), num);
+    else if (tagOf(got) == tag::Era || tagOf(got) == tag::NumN)
+      c.count(Rule::Void);
+    else
+      c.push(got, num);
+  }
+  finishNode(c, n, dead);
+}
+template <class Ctx> BENDC_HD void operateNow(Ctx &c, Term opr, Term num);
+} // namespace detail
+
 /// Joins a negative term (a node or an eraser, never SUB) with a positive term.
 template <class Ctx> BENDC_HD_HOT void link(Ctx &c, Term neg, Term pos) {
   while (tagOf(pos) == tag::Var) {
@@ -139,6 +173,15 @@ template <class Ctx> BENDC_HD_HOT void link(Ctx &c, Term neg, Term pos) {
     c.count(Rule::Void);
     return;
   }
+  // A number reaches its consumers before the work pushed after it: the
+  // chain of steps it feeds goes on while the nodes it needs are built, and
+  // a number waiting in the bag keeps its node alive (see NumbersAtLink).
+  if constexpr (HandlesNumbersAtLink<Ctx>) {
+    if (tagOf(neg) == tag::Dup && tagOf(pos) == tag::Num)
+      return detail::copyNumber(c, neg, pos);
+    if (tagOf(neg) == tag::Opr && tagOf(pos) == tag::Num)
+      return detail::operateNow(c, neg, pos);
+  }
   c.push(neg, pos);
 }
 
@@ -159,10 +202,11 @@ template <class Ctx> BENDC_HD_HOT bool move(Ctx &c, Loc slot, Term pos) {
 /// Hands the term in slot `i` of consumed node `node` (tag `t`) to `f`
 /// according to the slot's polarity: positive slots are read and linked with
 /// `negFor(i)`; negative slots receive `posFor(i)`. Returns the dead count.
-template <class Ctx, class NegFor, class PosFor>
+template <bool Reverse = false, class Ctx, class NegFor, class PosFor>
 BENDC_HD unsigned spill(Ctx &c, uint8_t t, Loc node, NegFor negFor, PosFor posFor) {
   unsigned dead = 0;
-  for (unsigned i = 0; i < 2; ++i) {
+  for (unsigned k = 0; k < 2; ++k) {
+    unsigned i = Reverse ? 1 - k : k;
     Loc slot = slotOf(node, i);
     if (auxPositive(t, i)) {
       link(c, negFor(i), c.load(slot));
@@ -1182,9 +1226,9 @@ template <class Ctx> BENDC_HD void interactComm(Ctx &c, Term neg, Term pos) {
         c.store(b, varTerm(a));
       }
     }
-  unsigned deadP = spill(c, pt, p, [&](unsigned i) { return nodeTerm(nct[i], nc[i]); },
+  unsigned deadP = spill<true>(c, pt, p, [&](unsigned i) { return nodeTerm(nct[i], nc[i]); },
                          [&](unsigned i) { return nodeTerm(nct[i], nc[i]); });
-  unsigned deadN = spill(c, nt, n, [&](unsigned j) { return nodeTerm(pct[j], pc[j]); },
+  unsigned deadN = spill<true>(c, nt, n, [&](unsigned j) { return nodeTerm(pct[j], pc[j]); },
                          [&](unsigned j) { return nodeTerm(pct[j], pc[j]); });
   detail::finishNode(c, p, deadP);
   detail::finishNode(c, n, deadN);
@@ -1258,6 +1302,50 @@ template <class Ctx> BENDC_HD void interactOper(Ctx &c, Term opr, Term num_) {
   c.store(slotOf(n, 0), numTerm(a));
   link(c, opr, operand);
 }
+
+namespace detail {
+/// interactOper where a number is linked with an operator (see link): a
+/// result that meets a node is pushed, never run here, so the work done at a
+/// link stays bounded.
+template <class Ctx> BENDC_HD void operateNow(Ctx &c, Term opr, Term num_) {
+  c.count(Rule::Oper);
+  Loc n = nodeOf(opr);
+  Term operand = c.load(slotOf(n, 0));
+  Numb a = numOf(num_);
+  if (tagOf(operand) == tag::Num) {
+    if (cameThroughVar(operand))
+      c.count(Rule::Oper);
+    Term r = numTerm(num::operateCommon(a, numOf(operand)));
+    Term got = c.exchange(slotOf(n, 1), r);
+    unsigned dead = 1;
+    if (got != subTerm()) {
+      ++dead;
+      if (BENDC_RARE(isValueOrPending(got)))
+        joinValues(c, unpend(got), r);
+      else if (tagOf(got) == tag::Era || tagOf(got) == tag::NumN)
+        c.count(Rule::Void);
+      else
+        c.push(got, r);
+    }
+    finishNode(c, n, dead);
+    return;
+  }
+  c.store(slotOf(n, 0), numTerm(a));
+  while (tagOf(operand) == tag::Var) {
+    Loc slot = payloadOf(operand);
+    Term got = c.exchange(slot, opr);
+    if (got == subTerm())
+      return;
+    killSlot(c, slot);
+    if (BENDC_RARE(!isValueOrPending(got)))
+      return joinConsumers(c, opr, got);
+    operand = unpend(got);
+  }
+  if (tagOf(operand) == tag::Num)
+    return operateNow(c, opr, operand); // it computes, and pushes at most
+  c.push(opr, operand);
+}
+} // namespace detail
 
 /// A number meets a switch -(+branches -result). The branches are a pair
 /// (zero-case, successor-case); the zero-case goes to the result, or the

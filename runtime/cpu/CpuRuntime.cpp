@@ -132,6 +132,7 @@ struct Shared {
 class alignas(Apart) Worker {
 public:
   // --- the context interface of runtime/common/Interact.h ---
+  static constexpr bool NumbersAtLink = true; // the stack grows as needed
   const Term *bookSlots;
   const Term *bookRedexes;
   const DefInfo *defs;
