@@ -1226,6 +1226,11 @@ template <class Ctx> BENDC_HD void interactComm(Ctx &c, Term neg, Term pos) {
         c.store(b, varTerm(a));
       }
     }
+  // Second slots first: the last redex pushed runs first, so the copy that
+  // meets a node's first slot is built first. A duplicated function goes to
+  // its first use first (`{f1 {f2 f3}}`), and the number that use feeds
+  // then goes on while the other copies are built (church_exp's net peaked
+  // at 14.4 million nodes the other way round, 12.0 million this way).
   unsigned deadP = spill<true>(c, pt, p, [&](unsigned i) { return nodeTerm(nct[i], nc[i]); },
                          [&](unsigned i) { return nodeTerm(nct[i], nc[i]); });
   unsigned deadN = spill<true>(c, nt, n, [&](unsigned j) { return nodeTerm(pct[j], pc[j]); },
