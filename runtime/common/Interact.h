@@ -74,7 +74,7 @@ enum class Fault : uint8_t {
 template <class Ctx> concept SplitNet = requires { requires Ctx::Distributed; };
 /// A context that has a number linked with a duplication or an operator
 /// handled at once, where it is linked (detail::copyNumber,
-/// detail::operateNow), instead of pushed:
+/// interactOper<true>), instead of pushed:
 ///
 ///   static constexpr bool NumbersAtLink = true;
 ///
@@ -128,31 +128,38 @@ template <class Ctx> BENDC_HD_CALL void joinValues(Ctx &c, Term a, Term b, unsig
 template <class Ctx> BENDC_HD_CALL void joinConsumers(Ctx &c, Term a, Term b, unsigned depth = 1);
 
 namespace detail {
-/// interactEras where a number is linked with a duplication (see link):
-/// both slots take the number; what they held is pushed, never run here.
+/// `move` for a number handled at a link (see link): a node found in the
+/// slot is pushed with the number, never run here, so a link does bounded
+/// work. True when the slot died.
+template <class Ctx> BENDC_HD bool moveNumber(Ctx &c, Loc slot, Term num) {
+  Term got = c.exchange(slot, num);
+  if (got == subTerm())
+    return false;
+  if (BENDC_RARE(isValueOrPending(got)))
+    joinValues(c, unpend(got), num);
+  else if (tagOf(got) == tag::Era || tagOf(got) == tag::NumN)
+    c.count(Rule::Void);
+  else
+    c.push(got, num);
+  return true;
+}
+
+/// interactEras where a number is linked with a duplication: both slots
+/// take the number.
 template <class Ctx> BENDC_HD void copyNumber(Ctx &c, Term dup, Term num) {
   c.count(Rule::Eras);
   Loc n = nodeOf(dup);
-  unsigned dead = 0;
-  for (unsigned i = 0; i < 2; ++i) {
-    Term got = c.exchange(slotOf(n, i), num);
-    if (got == subTerm())
-      continue;
-    ++dead;
-    if (BENDC_RARE(isValueOrPending(got)))
-      joinValues(c, unpend(got), num);
-    else if (tagOf(got) == tag::Era || tagOf(got) == tag::NumN)
-      c.count(Rule::Void);
-    else
-      c.push(got, num);
-  }
+  unsigned dead = moveNumber(c, slotOf(n, 0), num);
+  dead += moveNumber(c, slotOf(n, 1), num);
   finishNode(c, n, dead);
 }
-template <class Ctx> BENDC_HD void operateNow(Ctx &c, Term opr, Term num);
 } // namespace detail
+template <bool AtLink = false, class Ctx> BENDC_HD void interactOper(Ctx &c, Term opr, Term num_);
 
 /// Joins a negative term (a node or an eraser, never SUB) with a positive term.
-template <class Ctx> BENDC_HD_HOT void link(Ctx &c, Term neg, Term pos) {
+/// `NumbersNow`: a number met here may be handled at once (see
+/// HandlesNumbersAtLink); without, the redex is pushed.
+template <bool NumbersNow = true, class Ctx> BENDC_HD_HOT void link(Ctx &c, Term neg, Term pos) {
   while (tagOf(pos) == tag::Var) {
     Loc slot = payloadOf(pos);
     if constexpr (SplitNet<Ctx>)
@@ -176,11 +183,11 @@ template <class Ctx> BENDC_HD_HOT void link(Ctx &c, Term neg, Term pos) {
   // A number reaches its consumers before the work pushed after it: the
   // chain of steps it feeds goes on while the nodes it needs are built, and
   // a number waiting in the bag keeps its node alive (see NumbersAtLink).
-  if constexpr (HandlesNumbersAtLink<Ctx>) {
+  if constexpr (NumbersNow && HandlesNumbersAtLink<Ctx>) {
     if (tagOf(neg) == tag::Dup && tagOf(pos) == tag::Num)
       return detail::copyNumber(c, neg, pos);
     if (tagOf(neg) == tag::Opr && tagOf(pos) == tag::Num)
-      return detail::operateNow(c, neg, pos);
+      return interactOper<true>(c, neg, pos);
   }
   c.push(neg, pos);
 }
@@ -1288,10 +1295,12 @@ template <class Ctx> BENDC_HD_CALL void switTwin(Ctx &c, Term numN, Term twin) {
 /// for it: the same node, now holding this number, is linked with the operand.
 /// Reusing the node keeps its result slot where the result's wire points, so a
 /// loop does not grow a chain of forwarding variables.
-/// (The operator's positive twin: detail::operTwin.)
-template <class Ctx> BENDC_HD void interactOper(Ctx &c, Term opr, Term num_) {
+/// (The operator's positive twin: detail::operTwin.) `AtLink`: called by
+/// link (see HandlesNumbersAtLink), with an operator node; what the result
+/// or the operand meets is pushed, never run here.
+template <bool AtLink, class Ctx> BENDC_HD void interactOper(Ctx &c, Term opr, Term num_) {
   c.count(Rule::Oper);
-  if (BENDC_RARE(tagOf(opr) == tag::NumN))
+  if (!AtLink && BENDC_RARE(tagOf(opr) == tag::NumN))
     return detail::operTwin(c, opr, num_);
   Loc n = nodeOf(opr);
   Term operand = c.load(slotOf(n, 0));
@@ -1301,56 +1310,14 @@ template <class Ctx> BENDC_HD void interactOper(Ctx &c, Term opr, Term num_) {
     // have waited for it, one more interaction (see ThroughVarBit).
     if (cameThroughVar(operand))
       c.count(Rule::Oper);
-    detail::finishNode(c, n, 1 + move(c, slotOf(n, 1), numTerm(num::operateCommon(a, numOf(operand)))));
+    Term r = numTerm(num::operateCommon(a, numOf(operand)));
+    detail::finishNode(c, n, 1 + (AtLink ? detail::moveNumber(c, slotOf(n, 1), r) : move(c, slotOf(n, 1), r)));
     return;
   }
   c.store(slotOf(n, 0), numTerm(a));
-  link(c, opr, operand);
+  link<!AtLink>(c, opr, operand);
 }
 
-namespace detail {
-/// interactOper where a number is linked with an operator (see link): a
-/// result that meets a node is pushed, never run here, so the work done at a
-/// link stays bounded.
-template <class Ctx> BENDC_HD void operateNow(Ctx &c, Term opr, Term num_) {
-  c.count(Rule::Oper);
-  Loc n = nodeOf(opr);
-  Term operand = c.load(slotOf(n, 0));
-  Numb a = numOf(num_);
-  if (tagOf(operand) == tag::Num) {
-    if (cameThroughVar(operand))
-      c.count(Rule::Oper);
-    Term r = numTerm(num::operateCommon(a, numOf(operand)));
-    Term got = c.exchange(slotOf(n, 1), r);
-    unsigned dead = 1;
-    if (got != subTerm()) {
-      ++dead;
-      if (BENDC_RARE(isValueOrPending(got)))
-        joinValues(c, unpend(got), r);
-      else if (tagOf(got) == tag::Era || tagOf(got) == tag::NumN)
-        c.count(Rule::Void);
-      else
-        c.push(got, r);
-    }
-    finishNode(c, n, dead);
-    return;
-  }
-  c.store(slotOf(n, 0), numTerm(a));
-  while (tagOf(operand) == tag::Var) {
-    Loc slot = payloadOf(operand);
-    Term got = c.exchange(slot, opr);
-    if (got == subTerm())
-      return;
-    killSlot(c, slot);
-    if (BENDC_RARE(!isValueOrPending(got)))
-      return joinConsumers(c, opr, got);
-    operand = unpend(got);
-  }
-  if (tagOf(operand) == tag::Num)
-    return operateNow(c, opr, operand); // it computes, and pushes at most
-  c.push(opr, operand);
-}
-} // namespace detail
 
 /// A number meets a switch -(+branches -result). The branches are a pair
 /// (zero-case, successor-case); the zero-case goes to the result, or the
