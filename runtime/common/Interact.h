@@ -128,31 +128,7 @@ template <class Ctx> BENDC_HD_CALL void joinValues(Ctx &c, Term a, Term b, unsig
 template <class Ctx> BENDC_HD_CALL void joinConsumers(Ctx &c, Term a, Term b, unsigned depth = 1);
 
 namespace detail {
-/// `move` for a number handled at a link (see link): a node found in the
-/// slot is pushed with the number, never run here, so a link does bounded
-/// work. True when the slot died.
-template <class Ctx> BENDC_HD bool moveNumber(Ctx &c, Loc slot, Term num) {
-  Term got = c.exchange(slot, num);
-  if (got == subTerm())
-    return false;
-  if (BENDC_RARE(isValueOrPending(got)))
-    joinValues(c, unpend(got), num);
-  else if (tagOf(got) == tag::Era || tagOf(got) == tag::NumN)
-    c.count(Rule::Void);
-  else
-    c.push(got, num);
-  return true;
-}
-
-/// interactEras where a number is linked with a duplication: both slots
-/// take the number.
-template <class Ctx> BENDC_HD void copyNumber(Ctx &c, Term dup, Term num) {
-  c.count(Rule::Eras);
-  Loc n = nodeOf(dup);
-  unsigned dead = moveNumber(c, slotOf(n, 0), num);
-  dead += moveNumber(c, slotOf(n, 1), num);
-  finishNode(c, n, dead);
-}
+template <class Ctx> BENDC_HD void copyNumber(Ctx &c, Term dup, Term num);
 } // namespace detail
 template <bool AtLink = false, class Ctx> BENDC_HD void interactOper(Ctx &c, Term opr, Term num_);
 
@@ -194,17 +170,30 @@ template <bool NumbersNow = true, class Ctx> BENDC_HD_HOT void link(Ctx &c, Term
 
 /// Moves a positive term into a negative slot of a consumed node. Returns true
 /// when the slot died (it held a node, now linked with `pos`), false when it
-/// became a substitution entry.
-template <class Ctx> BENDC_HD_HOT bool move(Ctx &c, Loc slot, Term pos) {
+/// became a substitution entry. `NumbersNow` as for link.
+template <bool NumbersNow = true, class Ctx> BENDC_HD_HOT bool move(Ctx &c, Loc slot, Term pos) {
   Term got = c.exchange(slot, pos);
   if (got == subTerm())
     return false;
   if (BENDC_RARE(isValueOrPending(got)))
     joinValues(c, unpend(got), pos); // a clash left a value there
   else
-    link(c, got, pos);
+    link<NumbersNow>(c, got, pos);
   return true;
 }
+
+namespace detail {
+/// interactEras where a number is linked with a duplication (see link): both
+/// slots take the number; a node found there is pushed with it, never run
+/// here, so a link does bounded work.
+template <class Ctx> BENDC_HD void copyNumber(Ctx &c, Term dup, Term num) {
+  c.count(Rule::Eras);
+  Loc n = nodeOf(dup);
+  unsigned dead = move<false>(c, slotOf(n, 0), num);
+  dead += move<false>(c, slotOf(n, 1), num);
+  finishNode(c, n, dead);
+}
+} // namespace detail
 
 /// Hands the term in slot `i` of consumed node `node` (tag `t`) to `f`
 /// according to the slot's polarity: positive slots are read and linked with
@@ -1310,14 +1299,12 @@ template <bool AtLink, class Ctx> BENDC_HD void interactOper(Ctx &c, Term opr, T
     // have waited for it, one more interaction (see ThroughVarBit).
     if (cameThroughVar(operand))
       c.count(Rule::Oper);
-    Term r = numTerm(num::operateCommon(a, numOf(operand)));
-    detail::finishNode(c, n, 1 + (AtLink ? detail::moveNumber(c, slotOf(n, 1), r) : move(c, slotOf(n, 1), r)));
+    detail::finishNode(c, n, 1 + move<!AtLink>(c, slotOf(n, 1), numTerm(num::operateCommon(a, numOf(operand)))));
     return;
   }
   c.store(slotOf(n, 0), numTerm(a));
   link<!AtLink>(c, opr, operand);
 }
-
 
 /// A number meets a switch -(+branches -result). The branches are a pair
 /// (zero-case, successor-case); the zero-case goes to the result, or the
