@@ -77,6 +77,8 @@ set(stats_arg "")
 if(DEFINED LAUNCHER)
   separate_arguments(launcher UNIX_COMMAND "${LAUNCHER}")
   set(stats_arg -s)
+  include(${CMAKE_CURRENT_LIST_DIR}/../MpiSessionDir.cmake)
+  mpi_private_session_dir("${INPUT}${EXTRA_ARGS}${LAUNCHER}" session_dir)
 endif()
 execute_process(COMMAND ${launcher} ${BENDC} ${args} ${EXTRA_ARGS} ${stats_arg} ${name} ${program_args}
                 WORKING_DIRECTORY ${run_dir}
@@ -99,6 +101,8 @@ if(DEFINED LAUNCHER)
   endfunction()
   # The counts, then the same program alone.
   take_counts(out counts)
+  # All of it, for a failed launch: its report is one of those left out below.
+  set(launched_errors "${${err_var}}")
   string(FIND "${${err_var}}" "------------------------------" at)
   if(at GREATER_EQUAL 0)
     string(SUBSTRING "${${err_var}}" 0 ${at} ${err_var})
@@ -112,10 +116,11 @@ if(DEFINED LAUNCHER)
                   OUTPUT_VARIABLE alone ERROR_QUIET RESULT_VARIABLE alone_rc
                   TIMEOUT 120)
   take_counts(alone alone_counts)
+  file(REMOVE_RECURSE ${session_dir})
   if(NOT counts STREQUAL alone_counts)
     message(FATAL_ERROR "${name}: the interactions counted under the launcher differ from one "
                         "process's\n--- one process\n${alone_counts}\n--- launched (exit ${rc})\n${counts}\n"
-                        "--- launched, its errors\n${${err_var}}")
+                        "--- launched, its errors and the launcher's\n${launched_errors}")
   endif()
 endif()
 if(DEFINED SCRATCH)
