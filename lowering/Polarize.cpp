@@ -1,4 +1,5 @@
 #include "lowering/Polarize.h"
+#include "lowering/RedexOrder.h"
 #include "runtime/common/Interact.h"
 #include "lowering/ShapeInference.h"
 
@@ -320,6 +321,7 @@ std::optional<rt::Book> Polarizer::run() {
     rt::analyzeSwitch(d, out.slots.data());
     rt::planNumbers(d, out.slots.data(), out.plans);
   }
+  orderRedexes(out);
   return std::move(out);
 }
 

@@ -1,0 +1,206 @@
+// The order of each definition's redexes: what each definition does with its
+// arguments (ArgumentUse), and which calls move so that the redexes whose
+// results they switch on run first.
+#include "lowering/RedexOrder.h"
+#include "lowering/Polarize.h"
+#include "frontend/hvm/HvmReader.h"
+#include "runtime/common/Numeric.h"
+#include "runtime/common/Term.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+using namespace bendc;
+using namespace bendc::rt;
+
+namespace {
+
+struct Ordered {
+  llvm::SourceMgr sm;
+  DiagnosticEngine diags{sm};
+  std::optional<Book> book;
+
+  explicit Ordered(llvm::StringRef text) {
+    unsigned id = sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "test.hvm"),
+                                        llvm::SMLoc());
+    std::optional<net::Book> net = hvm::readBook(sm, id, diags);
+    REQUIRE(net);
+    book = lowering::polarize(*net, diags); // orders the redexes
+    REQUIRE(book);
+  }
+  uint32_t id(llvm::StringRef name) const {
+    for (uint32_t i = 0; i < book->names.size(); ++i)
+      if (book->names[i] == name)
+        return i;
+    FAIL("no definition named " << name.str());
+    return 0;
+  }
+  /// The definitions each redex of `name` calls, in the order they are linked.
+  std::vector<std::string> callees(llvm::StringRef name) const {
+    const DefInfo &d = book->defs[id(name)];
+    std::vector<std::string> out;
+    for (uint32_t r = 0; r < d.redexCount; ++r) {
+      Term pos = book->redexes[d.firstRedex + 2 * r + 1];
+      out.push_back(tagOf(pos) == tag::Ref ? book->names[refOf(pos)] : "?");
+    }
+    return out;
+  }
+  /// The first argument of redex `r` of `name`, when it is a number.
+  Numb firstNumber(llvm::StringRef name, uint32_t r) const {
+    const DefInfo &d = book->defs[id(name)];
+    Term neg = book->redexes[d.firstRedex + 2 * r];
+    REQUIRE(tagOf(neg) == tag::App);
+    Term arg = book->slots[d.firstSlot + 2 * payloadOf(neg)];
+    REQUIRE(tagOf(arg) == tag::Num);
+    return numOf(arg);
+  }
+};
+
+using Names = std::vector<std::string>;
+
+// A sort whose merge switches on the leaves the two sorts before it produce.
+constexpr const char *Bitonic = R"(
+@main = r & @gen ~ (3 (0 t)) & @sort ~ (3 (0 (t s))) & @check ~ (3 (0 (s r)))
+@gen = (?((@gen/leaf @gen/node) f) f)
+@gen/leaf = ($([*7] r) r)
+@gen/node = ({d1 d2} ({$([*2] a) $([*2] $([+1] b))} (l m)))
+  &! @gen ~ (d1 (a l))
+  &! @gen ~ (d2 (b m))
+@sort = (?(((* (t t)) @sort/node) f) f)
+@sort/node = ({d1 {d2 $([+1] d3)}} (s ((a b) r)))
+  &! @sort ~ (d1 (0 (a l)))
+  &! @sort ~ (d2 (1 (b m)))
+  & @flow ~ (d3 (s ((l m) r)))
+@flow = (?(((* (t t)) @flow/node) f) f)
+@flow/node = ({d1 {d2 d3}} ({s1 {s2 s3}} ((a b) (x y))))
+  & @warp ~ (d1 (s1 (a (b (u v)))))
+  &! @flow ~ (d2 (s2 (u x)))
+  &! @flow ~ (d3 (s3 (v y)))
+@warp = (?((@warp/leaf @warp/node) f) f)
+@warp/leaf = (s ({$([>] $(b1 $([^] $(s k)))) a2} ({b1 b2} r)))
+  & @swap ~ (k (a2 (b2 r)))
+@warp/node = ({d1 d2} ({s1 s2} ((al ar) ((bl br) ((l1 r1) (l2 r2))))))
+  &! @warp ~ (d1 (s1 (al (bl (l1 l2)))))
+  &! @warp ~ (d2 (s2 (ar (br (r1 r2)))))
+@swap = (?(((a (b (a b))) (* (c (d (d c))))) f) f)
+@check = (?((@check/leaf @check/node) f) f)
+@check/leaf = ($([+1] $([*] $(v r))) (v r))
+@check/node = ({d1 d2} ({$([*2] i) $([*2] $([+1] j))} ((a b) r)))
+  &! @check ~ (d1 (i (a $([+] $(t r)))))
+  &! @check ~ (d2 (j (b t)))
+)";
+
+TEST_CASE("a call that switches on another redex's result is linked before it, so it runs after") {
+  Ordered o(Bitonic);
+  // The merge switches (through warp and swap) on the sorted leaves: the
+  // sorts run first. The sort needs the generated leaves: gen runs before
+  // it. The check only adds: it keeps its place, linked last, run first.
+  CHECK(o.callees("sort/node") == Names{"flow", "sort", "sort"});
+  CHECK(o.callees("flow/node") == Names{"flow", "flow", "warp"});
+  CHECK(o.callees("main") == Names{"sort", "gen", "check"});
+  // Redexes with nothing between them keep the written order.
+  CHECK(o.callees("gen/node") == Names{"gen", "gen"});
+  CHECK(o.callees("check/node") == Names{"check", "check"});
+  CHECK(o.callees("warp/node") == Names{"warp", "warp"});
+}
+
+TEST_CASE("what each definition does with its arguments") {
+  Ordered o(Bitonic);
+  lowering::RedexOrderReport again = lowering::orderRedexes(*o.book);
+  CHECK(again.reorderedDefs == 0); // already in order: nothing moves twice
+  auto use = [&](const char *name) { return again.uses[o.id(name)]; };
+  // swap(flag, a, b) switches on its flag and returns a and b.
+  CHECK(use("swap").demanded == 0b1);
+  CHECK(use("swap").returned == 0b110);
+  // warp/leaf(s, a, b) compares a with b, and their copies are returned.
+  CHECK(use("warp/leaf").demanded == 0b111);
+  CHECK((use("warp/leaf").returned & 0b110) == 0b110);
+  // warp(depth, s, a, b): the leaf arm's arguments are one further on.
+  CHECK((use("warp").demanded & 0b1111) == 0b1111);
+  // flow and sort switch on their depth and on the tree's leaves.
+  CHECK((use("flow").demanded & 0b101) == 0b101);
+  CHECK((use("sort").demanded & 0b101) == 0b101);
+  CHECK((use("sort").returned & 0b100) == 0b100); // the sorted tree holds the leaves
+  // check only computes with the leaves: its tree is not demanded.
+  CHECK(use("check").demanded == 0b1);
+  CHECK(use("check/leaf").demanded == 0);
+  // gen switches on its depth alone.
+  CHECK(use("gen").demanded == 0b1);
+}
+
+TEST_CASE("a consumer that only computes with a result keeps its place") {
+  // sum adds the leaves as they come: it goes first and waits, as written.
+  Ordered o(R"(
+@main = r & @gen ~ (4 (0 t)) & @sum ~ (4 (t r))
+@gen = (?((@gen/leaf @gen/node) f) f)
+@gen/leaf = ($([+1] r) r)
+@gen/node = ({d1 d2} ({$([*2] a) $([*2] $([+1] b))} (l m)))
+  &! @gen ~ (d1 (a l))
+  &! @gen ~ (d2 (b m))
+@sum = (?(((x x) @sum/node) f) f)
+@sum/node = ({d1 d2} ((l m) r))
+  &! @sum ~ (d1 (l $([+] $(s r))))
+  &! @sum ~ (d2 (m s))
+)");
+  CHECK(o.callees("main") == Names{"gen", "sum"});
+  lowering::RedexOrderReport again = lowering::orderRedexes(*o.book);
+  CHECK(again.uses[o.id("sum")].demanded == 0b1);
+  CHECK((again.uses[o.id("sum")].returned & 0b10) == 0b10);
+}
+
+TEST_CASE("a consumer that applies the value to walk it keeps its place") {
+  // walk switches on the numbers at the tree's leaves (rep), but it walks
+  // the tree by applying it: it cannot run ahead of gen, so it goes first
+  // and follows gen's work as written.
+  Ordered o(R"(
+@main = r & @gen ~ (2 t) & @walk ~ (2 (t (0 r)))
+@gen = (?((5 @gen/node) f) f)
+@gen/node = ({d1 d2} r) & @gen ~ (d1 l) & @gen ~ (d2 m) & @node ~ (l (m r))
+@node = (l (m (* ((l (m k)) k))))
+@walk = (?((@rep @walk/node) f) f)
+@walk/node = (p ((* (@walk/both (p (h r)))) (h r)))
+@walk/both = (l (m ({p1 p2} (h r)))) & @walk ~ (p1 (l (h s))) & @walk ~ (p2 (m (s r)))
+@rep = (?(((h h) @rep/more) f) f)
+@rep/more = (p ($([+1] h2) r)) & @rep ~ (p (h2 r))
+)");
+  CHECK(o.callees("main") == Names{"gen", "walk"});
+  lowering::RedexOrderReport again = lowering::orderRedexes(*o.book);
+  const lowering::ArgumentUse &walk = again.uses[o.id("walk")];
+  CHECK(walk.applied == 0b10);
+  CHECK(walk.demanded == 0b1);
+  // rep switches on its count: a rep called before its count exists waits.
+  CHECK(again.uses[o.id("rep")].demanded == 0b1);
+  // walk/both hands its subtrees to walk, which applies them: of its
+  // arguments only the depth is demanded.
+  CHECK(again.uses[o.id("walk/both")].demanded == 0b100);
+}
+
+TEST_CASE("a result reaches a switch through operators and a returned argument") {
+  // pass returns its second argument, make's result; pick switches on
+  // pass's result plus one. Both calls that produce it are linked after
+  // pick, so they run before it.
+  Ordered o(R"(
+@main = r & @make ~ (7 m) & @pass ~ (0 (m $([+1] n))) & @pick ~ (n (5 r))
+@pass = (* (x x))
+@make = ($([*2] r) r)
+@pick = (?(((a a) (* (b b))) f) f)
+)");
+  CHECK(o.callees("main") == Names{"pick", "make", "pass"});
+}
+
+TEST_CASE("calls that each switch on the other's result keep the written order") {
+  // Each pick's result is the other's flag: no order makes either first.
+  Ordered o(R"(
+@main = * & @pick ~ (x (5 y)) & @pick ~ (y (7 x)) & @pick ~ (2 (1 z)) & @keep ~ (z *)
+@keep = (a (* a))
+@pick = (?(((a a) (* (b b))) f) f)
+)");
+  CHECK(o.callees("main") == Names{"pick", "pick", "pick", "keep"});
+  CHECK(o.firstNumber("main", 2) == num::makeU24(2)); // the third stayed third
+}
+
+} // namespace
