@@ -61,9 +61,6 @@ constexpr Loc PretouchNodes = Loc(1) << 17;
 /// (an IO call's continuation): most such rounds are small, and starting the
 /// other threads would cost more than they do.
 constexpr uint64_t SoloBudget = uint64_t(1) << 16;
-/// How long a worker with only put-off calls waits, at most, before it looks
-/// again whether their numbers arrived.
-constexpr unsigned StallWaitMicros = 50;
 /// How many of the latest put-off calls a worker looks at for one whose
 /// number has arrived.
 constexpr size_t ArrivalScan = 64;
@@ -80,9 +77,6 @@ struct Shared {
   std::condition_variable poolCv;
   std::vector<Redex> pool;
   unsigned idle = 0;                  // guarded by poolMutex
-  /// Threads whose only work is calls put off until their numbers arrive,
-  /// waiting for those numbers or for work (guarded by poolMutex).
-  unsigned stalled = 0;
   bool done = false;                  // guarded by poolMutex
   std::atomic<unsigned> hungry{0};    // threads waiting for work
   std::atomic<size_t> poolSize{0};    // pool.size(), readable without the lock
@@ -236,7 +230,6 @@ private:
   bool takeFromPool();
   bool waitForWork();
   bool runArrivedCall(uint32_t need);
-  bool awaitNumbersOrWork();
 
   Shared &shared;
   Term *slots;
@@ -417,38 +410,19 @@ bool Worker::runArrivedCall(uint32_t need) {
   return false;
 }
 
-/// This worker has nothing left but calls whose numbers other threads are
-/// still computing. Rather than run them the general way (building the
-/// switch the number would have spared), it takes work from the pool, or
-/// asks for some and waits a moment, without spinning. False when no other
-/// thread is working, so nothing will arrive: the caller then runs a call the
-/// general way.
-bool Worker::awaitNumbersOrWork() {
-  if (shared.threads == 1)
-    return false;
-  std::unique_lock<std::mutex> lock(shared.poolMutex);
-  if (takeFromPool())
-    return true;
-  if (shared.done || shared.idle + shared.stalled + 1 >= shared.threads)
-    return false;
-  ++shared.stalled;
-  shared.hungry.fetch_add(1, std::memory_order_relaxed);
-  shared.poolCv.wait_for(lock, std::chrono::microseconds(StallWaitMicros));
-  shared.hungry.fetch_sub(1, std::memory_order_relaxed);
-  --shared.stalled;
-  takeFromPool();
-  return true;
-}
-
 void Worker::runLoop() {
   uint32_t need = shared.reserveNodes;
   uint32_t tick = 0;
-  // Calls may be put off only here, where the loop below runs them later.
+  // Calls may be put off only here, where the loop below runs them later,
+  // and only by a worker alone. With others, the number a call waits for
+  // is often being computed by another thread: put off, most such calls
+  // ran the general way in the end after all, with the bookkeeping on top
+  // (see PERF.md).
   struct Deferring {
     bool &flag;
-    explicit Deferring(bool &f) : flag(f) { flag = true; }
+    Deferring(bool &f, bool alone) : flag(f) { flag = alone; }
     ~Deferring() { flag = false; }
-  } deferring(mayDefer);
+  } deferring(mayDefer, shared.threads == 1);
   do {
     for (;;) {
       while (!stack.empty()) {
@@ -471,10 +445,10 @@ void Worker::runLoop() {
       }
       if (deferred.empty())
         break;
-      if (runArrivedCall(need) || awaitNumbersOrWork())
+      if (runArrivedCall(need))
         continue;
-      // No number will arrive from elsewhere: a call put off earlier runs
-      // now the general way, never put off again.
+      // No number will arrive: a call put off earlier runs now the general
+      // way, never put off again.
       if (shared.failed() || !reserve(need))
         return;
       Redex r = deferred.back();
@@ -528,7 +502,6 @@ public:
       std::lock_guard<std::mutex> lock(shared.poolMutex);
       shared.done = false;
       shared.idle = 0;
-      shared.stalled = 0;
     }
     if (shared.threads == 1) {
       host.runLoop();
