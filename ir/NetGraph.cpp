@@ -22,6 +22,13 @@ RefGraph::RefGraph(const Book &book) {
   }
 }
 
+RefGraph::RefGraph(uint32_t count) : defs(count) {
+  for (uint32_t id = 0; id < count; ++id) {
+    defs[id].def = id;
+    entry.refs.push_back(&defs[id]);
+  }
+}
+
 std::vector<bool> RefGraph::recursive() {
   std::vector<bool> out(defs.size(), false);
   for (auto it = llvm::scc_begin(this); !it.isAtEnd(); ++it) {

@@ -1,7 +1,8 @@
 // The reference graph of a net book, for LLVM's graph algorithms
 // (llvm::scc_iterator): one node per definition, an edge for each reference
 // to a definition of the book, and an entry node that refers to every
-// definition, so that one walk reaches them all.
+// definition, so that one walk reaches them all. Built from a net book, or
+// filled in by its user.
 #pragma once
 
 #include "ir/Net.h"
@@ -23,6 +24,10 @@ struct RefGraph {
   /// A reference names the first definition of its name; one naming no
   /// definition of the book is no edge.
   explicit RefGraph(const Book &book);
+  /// `count` definitions and no reference yet: for a book in another form
+  /// (the runtime's), whose references the caller adds with `refer`.
+  explicit RefGraph(uint32_t count);
+  void refer(uint32_t from, uint32_t to) { defs[from].refs.push_back(&defs[to]); }
   RefGraph(const RefGraph &) = delete; // nodes point at each other
   RefGraph &operator=(const RefGraph &) = delete;
 

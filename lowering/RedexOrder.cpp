@@ -1,8 +1,8 @@
 #include "lowering/RedexOrder.h"
 
+#include "ir/NetGraph.h"
 #include "runtime/common/Term.h"
 
-#include "llvm/ADT/GraphTraits.h"
 #include "llvm/ADT/SCCIterator.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -26,31 +26,6 @@ constexpr unsigned MaxArgs = 64;
 constexpr uint64_t StepBudget = uint64_t(1) << 24;
 
 uint64_t bit(unsigned k) { return k < MaxArgs ? uint64_t(1) << k : 0; }
-
-/// The definitions and their references, for llvm::scc_iterator: an entry
-/// node refers to every definition, so one walk reaches them all.
-struct RefGraph {
-  struct Node {
-    uint32_t def; // None for the entry node
-    std::vector<Node *> refs;
-  };
-  std::vector<Node> defs;
-  Node entry{None, {}};
-};
-
-} // namespace
-} // namespace bendc::lowering
-
-template <> struct llvm::GraphTraits<bendc::lowering::RefGraph *> {
-  using NodeRef = bendc::lowering::RefGraph::Node *;
-  using ChildIteratorType = std::vector<NodeRef>::iterator;
-  static NodeRef getEntryNode(bendc::lowering::RefGraph *g) { return &g->entry; }
-  static ChildIteratorType child_begin(NodeRef n) { return n->refs.begin(); }
-  static ChildIteratorType child_end(NodeRef n) { return n->refs.end(); }
-};
-
-namespace bendc::lowering {
-namespace {
 
 /// Where the term of a node of a template sits: in a slot of another node
 /// (the slot's index, 2 * node + i), on a side of a redex, or at the root.
@@ -424,8 +399,7 @@ RedexOrderReport orderRedexes(rt::Book &book) {
   uses.assign(book.defs.size(), ArgumentUse{});
   // Who refers to whom.
   uint32_t defCount = uint32_t(book.defs.size());
-  RefGraph graph;
-  graph.defs.resize(defCount);
+  net::RefGraph graph(defCount);
   std::vector<std::vector<uint32_t>> referrers(defCount);
   {
     std::vector<uint32_t> last(defCount, None);
@@ -434,12 +408,10 @@ RedexOrderReport orderRedexes(rt::Book &book) {
         return;
       last[rt::refOf(t)] = d;
       referrers[rt::refOf(t)].push_back(d);
-      graph.defs[d].refs.push_back(&graph.defs[rt::refOf(t)]);
+      graph.refer(d, rt::refOf(t));
     };
     for (uint32_t d = 0; d < defCount; ++d) {
       const rt::DefInfo &def = book.defs[d];
-      graph.defs[d].def = d;
-      graph.entry.refs.push_back(&graph.defs[d]);
       refer(d, def.root);
       for (uint64_t i = 0; i < 2 * uint64_t(def.nodeCount); ++i)
         refer(d, book.slots[def.firstSlot + i]);
@@ -453,8 +425,8 @@ RedexOrderReport orderRedexes(rt::Book &book) {
   std::vector<std::vector<uint32_t>> components;
   for (auto it = llvm::scc_begin(&graph); !it.isAtEnd(); ++it) {
     std::vector<uint32_t> component;
-    for (RefGraph::Node *node : *it)
-      if (node->def != None) {
+    for (net::RefGraph::Node *node : *it)
+      if (node->def != net::RefGraph::EntryId) {
         componentOf[node->def] = uint32_t(components.size());
         component.push_back(node->def);
       }
