@@ -1,6 +1,7 @@
 // Polarity inference: the node tags it chooses, the runtime book it lays out,
 // how it substitutes variables at roots and redex sides, and what it rejects.
 #include "lowering/Polarize.h"
+#include "PolarizedBook.h"
 #include "frontend/hvm/HvmReader.h"
 #include "runtime/common/Interact.h"
 #include "runtime/common/Numeric.h"
@@ -13,55 +14,9 @@
 
 using namespace bendc;
 using namespace bendc::rt;
+using bendc::test::Polarized;
 
 namespace {
-
-/// Reads `text` as test.hvm and polarizes it.
-struct Polarized {
-  llvm::SourceMgr sm;
-  DiagnosticEngine diags{sm};
-  std::optional<net::Book> net;
-  std::optional<Book> book;
-
-  explicit Polarized(llvm::StringRef text) {
-    unsigned id = sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "test.hvm"),
-                                        llvm::SMLoc());
-    net = hvm::readBook(sm, id, diags);
-    if (net)
-      book = lowering::polarize(*net, diags);
-  }
-
-  std::string messages() const {
-    std::string out;
-    for (const Diagnostic &d : diags.diagnostics()) {
-      if (d.range.Start.isValid()) {
-        auto [line, col] = sm.getLineAndColumn(d.range.Start);
-        out += std::to_string(line) + ":" + std::to_string(col) + ": ";
-      }
-      out += d.message + " [" + diagKindName(d.kind).str() + "]\n";
-    }
-    return out;
-  }
-
-  uint32_t id(llvm::StringRef name) const {
-    for (uint32_t i = 0; i < book->names.size(); ++i)
-      if (book->names[i] == name)
-        return i;
-    FAIL("no definition named " << name.str());
-    return 0;
-  }
-  const DefInfo &def(llvm::StringRef name = "main") const { return book->defs[id(name)]; }
-  Term root(llvm::StringRef name = "main") const { return def(name).root; }
-  Term slot(unsigned node, unsigned i, llvm::StringRef name = "main") const {
-    REQUIRE(node < def(name).nodeCount);
-    return book->slots[def(name).firstSlot + 2 * node + i];
-  }
-  std::pair<Term, Term> redex(unsigned i, llvm::StringRef name = "main") const {
-    REQUIRE(i < def(name).redexCount);
-    const Term *r = &book->redexes[def(name).firstRedex + 2 * i];
-    return {r[0], r[1]};
-  }
-};
 
 /// The only diagnostics of a book that must not polarize.
 /// Reads `text` as a book in `diags`' source manager.

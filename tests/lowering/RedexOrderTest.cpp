@@ -2,12 +2,9 @@
 // arguments (ArgumentUse), and which calls move so that the redexes whose
 // results they switch on run first.
 #include "lowering/RedexOrder.h"
-#include "lowering/Polarize.h"
-#include "frontend/hvm/HvmReader.h"
+#include "PolarizedBook.h"
 #include "runtime/common/Numeric.h"
 #include "runtime/common/Term.h"
-
-#include "llvm/Support/MemoryBuffer.h"
 
 #include <doctest/doctest.h>
 
@@ -19,42 +16,24 @@ using namespace bendc::rt;
 
 namespace {
 
-struct Ordered {
-  llvm::SourceMgr sm;
-  DiagnosticEngine diags{sm};
-  std::optional<Book> book;
-
-  explicit Ordered(llvm::StringRef text) {
-    unsigned id = sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "test.hvm"),
-                                        llvm::SMLoc());
-    std::optional<net::Book> net = hvm::readBook(sm, id, diags);
-    REQUIRE(net);
-    book = lowering::polarize(*net, diags); // orders the redexes
-    REQUIRE(book);
-  }
-  uint32_t id(llvm::StringRef name) const {
-    for (uint32_t i = 0; i < book->names.size(); ++i)
-      if (book->names[i] == name)
-        return i;
-    FAIL("no definition named " << name.str());
-    return 0;
-  }
+/// A book read and polarized (which orders the redexes), with what its
+/// redexes call.
+struct Ordered : test::Polarized {
+  explicit Ordered(llvm::StringRef text) : Polarized(text) { REQUIRE_MESSAGE(book, messages()); }
   /// The definitions each redex of `name` calls, in the order they are linked.
   std::vector<std::string> callees(llvm::StringRef name) const {
-    const DefInfo &d = book->defs[id(name)];
     std::vector<std::string> out;
-    for (uint32_t r = 0; r < d.redexCount; ++r) {
-      Term pos = book->redexes[d.firstRedex + 2 * r + 1];
+    for (uint32_t r = 0; r < def(name).redexCount; ++r) {
+      Term pos = redex(r, name).second;
       out.push_back(tagOf(pos) == tag::Ref ? book->names[refOf(pos)] : "?");
     }
     return out;
   }
   /// The first argument of redex `r` of `name`, when it is a number.
   Numb firstNumber(llvm::StringRef name, uint32_t r) const {
-    const DefInfo &d = book->defs[id(name)];
-    Term neg = book->redexes[d.firstRedex + 2 * r];
+    Term neg = redex(r, name).first;
     REQUIRE(tagOf(neg) == tag::App);
-    Term arg = book->slots[d.firstSlot + 2 * payloadOf(neg)];
+    Term arg = slot(unsigned(payloadOf(neg)), 0, name);
     REQUIRE(tagOf(arg) == tag::Num);
     return numOf(arg);
   }
