@@ -20,9 +20,11 @@ namespace tag = rt::tag;
 
 constexpr uint32_t None = ~0u;
 constexpr unsigned MaxArgs = 64;
-/// Steps one walk of a definition may take; a definition that needs more
-/// keeps its order (the walks are linear in its size, so only a very large
-/// one with very many calls gets there).
+/// Steps the walks of one look at a definition may take in all (a summary,
+/// or the order of its redexes); a definition that needs more keeps its
+/// order and is assumed to demand nothing. Each walk is linear in the
+/// definition's size, so only a very large one with very many calls gets
+/// there.
 constexpr uint64_t StepBudget = uint64_t(1) << 24;
 
 uint64_t bit(unsigned k) { return k < MaxArgs ? uint64_t(1) << k : 0; }
