@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <sys/mman.h>
+#include <unistd.h>
 
 namespace bendc::rt {
 
@@ -46,6 +47,34 @@ void Arena::touch(Loc begin, Loc end) {
   // Fresh anonymous pages read as zero; writing zero maps them.
   memset(slots + 2 * begin, 0, size_t(end - begin) * 2 * sizeof(Term));
   memset(dead + begin, 0, size_t(end - begin));
+}
+
+} // namespace bendc::rt
+
+namespace bendc::rt {
+
+/// MADV_POPULATE_WRITE on the pages holding bytes [from, to) of `base`.
+static bool populatePages(void *base, size_t from, size_t to) {
+#ifdef MADV_POPULATE_WRITE
+  static const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  from -= from % page;
+  to += (page - to % page) % page;
+  return madvise(static_cast<char *>(base) + from, to - from, MADV_POPULATE_WRITE) == 0;
+#else
+  (void)base, (void)from, (void)to;
+  return false;
+#endif
+}
+
+void Arena::populate(Loc begin, Loc end) {
+  if (end > nodes)
+    end = nodes;
+  if (begin >= end || !populates.load(std::memory_order_relaxed))
+    return;
+  // Linux before 5.14 answers EINVAL; the pages then fault in one by one.
+  if (!populatePages(slots, size_t(begin) * 2 * sizeof(Term), size_t(end) * 2 * sizeof(Term)) ||
+      !populatePages(dead, size_t(begin), size_t(end)))
+    populates.store(false, std::memory_order_relaxed);
 }
 
 } // namespace bendc::rt

@@ -5,6 +5,7 @@
 
 #include "runtime/common/Term.h"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -26,11 +27,17 @@ public:
 
   /// Writes to nodes [begin, end) so the kernel maps their pages now.
   void touch(Loc begin, Loc end);
+  /// Asks the kernel to map the pages of nodes [begin, end) in one call
+  /// (MADV_POPULATE_WRITE) rather than one page fault per page. Any thread
+  /// may call it; where the kernel cannot, it is not asked again and the
+  /// pages fault in as they are used.
+  void populate(Loc begin, Loc end);
 
 private:
   Term *slots = nullptr;
   uint8_t *dead = nullptr;
   Loc nodes = 0;
+  std::atomic<bool> populates{true};
   size_t slotBytes = 0, deadBytes = 0;
 };
 

@@ -1,5 +1,6 @@
 // The CPU runtime on small nets: every rule, counts as HVM2 counts them, the
 // result read back, and the same answer for every thread count.
+#include "runtime/cpu/Arena.h"
 #include "tests/runtime/RunText.h"
 #include "tests/runtime/TestNets.h"
 
@@ -442,6 +443,27 @@ TEST_CASE("memory is reused: a long loop runs in little memory") {
   CHECK_RESULT(o, "0");
   CHECK(o.run.stats.peakNodes < 300000);
   CHECK(rule(o, rt::Rule::Swit) == 200001);
+}
+
+TEST_CASE("a net past the first 32 MiB, mapped a window at a time, reduces and runs out as before") {
+  // Chunks past the first 32 MiB of the arena are mapped in windows (see
+  // WindowNodes in CpuRuntime.cpp); this tree peaks at about 43 MiB.
+  std::string text = nets::tree(19);
+  auto one = runText(text.c_str(), 1, 256 << 20);
+  REQUIRE(one.run.status == rt::RunStatus::Ok);
+  CHECK(one.result == nets::sumResult(19));
+  CHECK(one.run.stats.peakNodes * rt::Arena::bytesPerNode > (uint64_t(32) << 20));
+  auto two = runText(text.c_str(), 2, 256 << 20);
+  REQUIRE(two.run.status == rt::RunStatus::Ok);
+  CHECK(two.result == one.result);
+  CHECK(two.run.stats.byRule == one.run.stats.byRule);
+  // An arena used up past its windows is reported as before.
+  const char *grow = "@main = r & @grow ~ (1 r)\n@grow = ({a b} (c d)) & @grow ~ (a c) & @grow ~ (b d)\n";
+  for (unsigned threads : {1u, 2u}) {
+    CAPTURE(threads);
+    auto o = runText(grow, threads, 40 << 20);
+    CHECK(o.run.status == rt::RunStatus::OutOfMemory);
+  }
 }
 
 TEST_CASE("a curried call meets its applications level by level, counted as HVM2 counts") {
