@@ -49,10 +49,6 @@ void Arena::touch(Loc begin, Loc end) {
   memset(dead + begin, 0, size_t(end - begin));
 }
 
-} // namespace bendc::rt
-
-namespace bendc::rt {
-
 /// MADV_POPULATE_WRITE on the pages holding bytes [from, to) of `base`.
 static bool populatePages(void *base, size_t from, size_t to) {
 #ifdef MADV_POPULATE_WRITE
