@@ -1,7 +1,7 @@
 #include "lowering/RedexOrder.h"
 
 #include "ir/NetGraph.h"
-#include "runtime/common/Term.h"
+#include "runtime/common/Interact.h"
 
 #include "llvm/ADT/SCCIterator.h"
 #include "llvm/ADT/SmallVector.h"
@@ -138,23 +138,12 @@ struct Template {
   /// A numeric switch on the first argument, `λn (switch n { 0: z; _: s })`
   /// as HVM2 writes it: the arms' arguments are the definition's.
   template <class Chain> bool switchOnFirst(const rt::Book &book, const rt::DefInfo &def, Chain &chain) {
-    auto node = [&](Term t, uint8_t tg) { return tagOf(t) == tg && payloadOf(t) < nodeCount; };
-    Term root = def.root;
-    if (!node(root, tag::Lam))
+    uint64_t tup = rt::switchArmsOf(slots, nodeCount, def.root);
+    if (tup == rt::NoArms)
       return false;
-    uint32_t lam = uint32_t(payloadOf(root));
-    Term swi = slot(lam, 0);
-    if (!node(swi, tag::Swi))
-      return false;
-    uint32_t s = uint32_t(payloadOf(swi));
-    if (slot(lam, 1) != rt::varTerm(2 * s + 1) || slot(s, 1) != rt::subTerm())
-      return false;
-    Term tup = slot(s, 0);
-    if (!node(tup, tag::Tup))
-      return false;
-    argLevel[lam] = 0;
+    argLevel[payloadOf(def.root)] = 0;
     for (unsigned a = 0; a < 2; ++a) {
-      Term arm = slot(uint32_t(payloadOf(tup)), a);
+      Term arm = slot(uint32_t(tup), a);
       unsigned shift = a == 0 ? 1 : 0;
       if (tagOf(arm) == tag::Ref && rt::refOf(arm) < book.defs.size())
         refArms.push_back({uint32_t(rt::refOf(arm)), shift});

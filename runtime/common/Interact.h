@@ -749,23 +749,36 @@ BENDC_HD unsigned treeNodes(const Term *slots, Term root, uint32_t (&ids)[MaxArm
   return n;
 }
 
+/// switchArmsOf's answer for a root of another shape.
+inline constexpr uint64_t NoArms = ~uint64_t(0);
+
+/// A numeric switch on the first argument, `λn (switch n { 0: z; _: s })` as
+/// HVM2 writes it: `root` is a λ whose variable is a switch and whose body is
+/// the switch's result, and the switch's cases are a pair. Returns the pair's
+/// node in the template `slots` (of `nodeCount` nodes), or NoArms.
+inline uint64_t switchArmsOf(const Term *slots, uint64_t nodeCount, Term root) {
+  auto isNode = [&](Term t, uint8_t tg) { return tagOf(t) == tg && payloadOf(t) < nodeCount; };
+  if (!isNode(root, tag::Lam))
+    return NoArms;
+  Term swi = slots[2 * payloadOf(root)], body = slots[2 * payloadOf(root) + 1];
+  if (!isNode(swi, tag::Swi))
+    return NoArms;
+  if (body != varTerm(2 * payloadOf(swi) + 1) || slots[2 * payloadOf(swi) + 1] != subTerm())
+    return NoArms;
+  Term tup = slots[2 * payloadOf(swi)];
+  return isNode(tup, tag::Tup) ? payloadOf(tup) : NoArms;
+}
+
 /// Recognises a numeric switch (DefInfo::switchArm) in `def`'s template.
 inline void analyzeSwitch(DefInfo &def, const Term *bookSlots) {
   const Term *slots = bookSlots + def.firstSlot;
-  Term root = def.root;
-  if (def.redexCount != 0 || tagOf(root) != tag::Lam)
+  if (def.redexCount != 0)
     return;
-  Term swi = slots[2 * payloadOf(root)], body = slots[2 * payloadOf(root) + 1];
-  if (tagOf(swi) != tag::Swi)
-    return;
-  // The λ's body is the switch's result.
-  if (body != varTerm(2 * payloadOf(swi) + 1) || slots[2 * payloadOf(swi) + 1] != subTerm())
-    return;
-  Term tup = slots[2 * payloadOf(swi)];
-  if (tagOf(tup) != tag::Tup)
+  uint64_t tup = switchArmsOf(slots, def.nodeCount, def.root);
+  if (tup == NoArms)
     return;
   for (unsigned a = 0; a < 2; ++a) {
-    Term arm = slots[2 * payloadOf(tup) + a];
+    Term arm = slots[2 * tup + a];
     uint8_t at = tagOf(arm);
     if (at == tag::Ref || at == tag::Num || at == tag::Nul) {
       def.armNodes[a] = 0;
@@ -805,7 +818,7 @@ inline void analyzeSwitch(DefInfo &def, const Term *bookSlots) {
     def.armVoids[a] = uint8_t(leaves + vars);
   }
   for (unsigned a = 0; a < 2; ++a)
-    def.switchArm[a] = slots[2 * payloadOf(tup) + a];
+    def.switchArm[a] = slots[2 * tup + a];
 }
 
 /// Builds an arm of a numeric switch from its template: fresh nodes, or the
