@@ -240,6 +240,12 @@ private:
   bool takeFromPool();
   bool waitForWork();
   bool runArrivedCall(uint32_t need);
+  /// Runs a call put off earlier, without putting it off again.
+  void runPutOff(Redex r) {
+    mayDefer = false;
+    interact(*this, r.neg, r.pos, Rule::Call);
+    mayDefer = true;
+  }
 
   Shared &shared;
   Term *slots;
@@ -424,9 +430,7 @@ bool Worker::runArrivedCall(uint32_t need) {
     if (!reserve(need))
       return false;
     deferred.erase(deferred.begin() + ptrdiff_t(k));
-    mayDefer = false;
-    interact(*this, r.neg, r.pos, Rule::Call);
-    mayDefer = true;
+    runPutOff(r);
     return true;
   }
   return false;
@@ -475,9 +479,7 @@ void Worker::runLoop() {
         return;
       Redex r = deferred.back();
       deferred.pop_back();
-      mayDefer = false;
-      interact(*this, r.neg, r.pos, Rule::Call);
-      mayDefer = true;
+      runPutOff(r);
     }
     publish();
   } while (waitForWork());
