@@ -4,7 +4,8 @@
 // BENDC_HD_CALL marks the few that recurse (the rare joins of clashes): kept
 // out of line, so that the hot functions that call them stay inlined.
 // BENDC_RARE(cond) marks a branch that is rarely taken.
-// BENDC_HD_HOT marks the linker's two steps, inlined everywhere.
+// BENDC_HD_HOT marks the hot steps every rule is made of (the linker's two,
+// a commutation, the copy of a call), inlined everywhere.
 #if defined(__CUDACC__)
 #define BENDC_HD __host__ __device__ __forceinline__
 #define BENDC_HD_HOT __host__ __device__ __forceinline__

@@ -52,6 +52,7 @@
 #pragma once
 
 #include "runtime/common/Book.h"
+#include "runtime/common/CopyShape.h"
 #include "runtime/common/HostDevice.h"
 #include "runtime/common/Numeric.h"
 #include "runtime/common/Operate.h"
@@ -81,6 +82,15 @@ template <class Ctx> concept SplitNet = requires { requires Ctx::Distributed; };
 /// An interaction then pushes up to two redexes where it linked one, so only
 /// a context whose redex bag grows as needed says so.
 template <class Ctx> concept HandlesNumbersAtLink = requires { requires Ctx::NumbersAtLink; };
+
+/// A context that copies a call by its definition's shape
+/// (runtime/common/CopyShape.h) supplies
+///
+///   static constexpr bool CopiesByShape = true;
+///   CopyShapesView shapes;        // of the book's definitions
+///
+/// and a scratch of shape::Nodes more Locs than its largest definition.
+template <class Ctx> concept CopiesByShape = requires { requires Ctx::CopiesByShape; };
 
 /// Whether node `node` is in the context's own memory (always, but for a
 /// SplitNet).
@@ -221,20 +231,6 @@ BENDC_HD constexpr bool annihilates(uint8_t neg, uint8_t pos) {
          auxPositive(neg, 0) != auxPositive(pos, 0);
 }
 
-/// Copies the definition `id` into fresh nodes and links its redexes; returns
-/// its (relocated, positive) root.
-///
-/// With `against` (a negative node that annihilates with the root) the root
-/// is not built: it annihilates with `against` during the copy, the
-/// template's wires into the root's negative slots taking `against`'s values
-/// directly. When the root's positive slot holds a node that would meet a node
-/// already waiting in `against`'s matching slot (a curried function meeting
-/// its chain of applications), that node is fused too, and so on down the
-/// chain. HVM2 counts the same interactions (a call, then one annihilation per
-/// level); nothing is built, linked and read back only to die at once.
-/// The most levels one expansion fuses (see expand).
-inline constexpr unsigned MaxFusedLevels = 16;
-
 /// The most redexes one call of `def` can push: its own redexes, plus the link
 /// of its root, or, when it is fused, one per level and one more for the last.
 /// `slots` are the book's template slots. Backends that size buffers by the
@@ -352,11 +348,11 @@ struct Level {
 /// Runs `def`'s plan (Book::plans) for a call fused along `level`: when the
 /// chain is the plan's and its arguments are numbers, computes the plan's
 /// registers, counts its interactions, marks its nodes Evaluated in `locs`
-/// and puts the numbers their slots hold in `value`; returns the plan, or
-/// null (nothing done) when it does not apply.
+/// (unless null) and puts the numbers their slots hold in `value`; returns
+/// the plan, or null (nothing done) when it does not apply.
 template <class Ctx>
-BENDC_HD const Plan *runPlan(Ctx &c, const DefInfo &def, const Level *level, unsigned levels, Loc *locs,
-                             Term *value) {
+BENDC_HD_HOT const Plan *runPlan(Ctx &c, const DefInfo &def, const Level *level, unsigned levels, Loc *locs,
+                                 Term *value) {
   const Plan &p = c.plans[def.plan - 1];
   if (levels != p.levels)
     return nullptr;
@@ -404,7 +400,8 @@ BENDC_HD const Plan *runPlan(Ctx &c, const DefInfo &def, const Level *level, uns
   for (unsigned k = 0; k < p.voids; ++k)
     c.count(Rule::Void);
   for (unsigned k = 0; k < p.nodeCount; ++k) {
-    locs[p.node[k].node] = Evaluated | k;
+    if (locs)
+      locs[p.node[k].node] = Evaluated | k;
     for (unsigned i = 0; i < 2; ++i)
       if (p.node[k].reg[i] != Plan::NoReg)
         value[2 * k + i] = reg[p.node[k].reg[i]] | ThroughVarBit; // the built net reads it through a variable
@@ -414,10 +411,74 @@ BENDC_HD const Plan *runPlan(Ctx &c, const DefInfo &def, const Level *level, uns
   return &p;
 }
 
+/// The copy of a call of `def` by the steps of its shape (see
+/// runtime/common/CopyShape.h): the same nodes built, the same terms written
+/// and the same links made in the same order as expand's general way. `level`
+/// holds the `levels` fused levels (none: returns the relocated root); `w` is
+/// the scratch, whose plan numbers runPlan wrote already when `plan` ran.
+template <class Ctx>
+BENDC_HD_HOT Term copyByShape(Ctx &c, const DefInfo &def, const CopyVariant &v, const Level *level,
+                              unsigned levels, Loc *w, const Plan *plan) {
+  w[shape::Zero] = 0;
+  for (unsigned j = 0; j < levels; ++j) {
+    w[shape::Args + 2 * j] = level[j].arg[0];
+    w[shape::Args + 2 * j + 1] = level[j].arg[1];
+  }
+  Loc *built = w + shape::Nodes;
+  const uint32_t count = v.built;
+  for (uint32_t k = 0; k < count; ++k)
+    built[k] = c.alloc();
+  const CopyStep *s = c.shapes.steps + v.firstStep;
+  auto make = [w](const CopyStep &st) -> Term { return st.base + (w[st.from] << st.shift); };
+  for (uint32_t k = 0; k < count; ++k, s += 2) {
+    c.store(slotOf(built[k], 0), make(s[0]));
+    c.store(slotOf(built[k], 1), make(s[1]));
+  }
+  // Reading the root before linking: linking may hand nodes to other threads.
+  const Term root = levels ? 0 : make(s[2 * def.redexCount]);
+  for (uint32_t r = 0; r < def.redexCount; ++r, s += 2)
+    link(c, make(s[0]), make(s[1]));
+  if (plan)
+    for (unsigned k = 0; k < plan->lateCount; ++k, s += 2)
+      link(c, make(s[0]), make(s[1]));
+  for (unsigned j = 0; j < levels; ++j) {
+    Loc n = nodeOf(level[j].meets);
+    unsigned dead = 0;
+    for (unsigned i = 0; i < 2; ++i, ++s) {
+      if (s->finish == Finish::Move) {
+        dead += move(c, slotOf(n, i), make(*s));
+      } else {
+        ++dead;
+        if (s->finish == Finish::Link)
+          link(c, make(*s), level[j].arg[i]);
+      }
+    }
+    c.count(Rule::Anni);
+    finishNode(c, n, dead);
+  }
+  return root;
+}
+
 } // namespace detail
 
+/// Copies the definition `id` into fresh nodes and links its redexes; returns
+/// its (relocated, positive) root.
+///
+/// With `against` (a negative node that annihilates with the root) the root
+/// is not built: it annihilates with `against` during the copy, the
+/// template's wires into the root's negative slots taking `against`'s values
+/// directly. When the root's positive slot holds a node that would meet a node
+/// already waiting in `against`'s matching slot (a curried function meeting
+/// its chain of applications), that node is fused too, and so on down the
+/// chain. HVM2 counts the same interactions (a call, then one annihilation per
+/// level); nothing is built, linked and read back only to die at once.
+///
 /// `Planned`: `def` has a plan (DefInfo::plan) and `against` is given; the
 /// copy runs it when it applies. Without, the plan's steps are not compiled in.
+/// A context that copies by shape (CopiesByShape) takes copyByShape whenever
+/// the levels that fused follow the definition's chain (CopyShape.h), which
+/// is every call but one that fused through another slot or stopped at
+/// another process's node.
 template <bool Planned = false, class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t id, Term against = 0) {
   using detail::Evaluated;
   using detail::Fused;
@@ -431,15 +492,12 @@ template <bool Planned = false, class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t
   constexpr unsigned MaxLevels = MaxFusedLevels;
   detail::Level level[MaxLevels];
   unsigned levels = 0;
+  uint16_t nextBits = 0;
 
-  if (against)
-    for (uint32_t i = 0; i < nodes; ++i)
-      locs[i] = 0;
   Term meets = against, mine = def.root;
   while (meets) {
     detail::Level &l = level[levels];
     l = {uint32_t(payloadOf(mine)), tagOf(mine), meets, -1, {0, 0}};
-    locs[l.node] = Fused | levels;
     ++levels;
     meets = 0;
     // A node of another process is not fused (see unfusedSlot).
@@ -447,15 +505,36 @@ template <bool Planned = false, class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t
     int i = detail::fusesAt(c, slots, mine, l.meets, levels != MaxLevels, waiting, l.arg);
     if (i >= 0 && ownsNode(c, nodeOf(waiting))) {
       l.next = i;
+      nextBits |= uint16_t(i << (levels - 1));
       meets = waiting;
       mine = slots[2 * l.node + unsigned(i)];
     }
   }
-  // The numbers of the evaluated nodes' slots, then those of the late links.
+  // The levels that fused are a prefix of the definition's chain: the copy
+  // is shaped (copyByShape).
+  const CopyShape *shape = nullptr;
+  if constexpr (CopiesByShape<Ctx>) {
+    const CopyShape &s = c.shapes.byDef[id];
+    if (s.shaped && levels <= s.levels && nextBits == (levels > 1 ? s.nextBits & ((1u << (levels - 1)) - 1) : 0))
+      shape = &s;
+  }
+  if (against && !shape) {
+    for (uint32_t i = 0; i < nodes; ++i)
+      locs[i] = 0;
+    for (unsigned j = 0; j < levels; ++j)
+      locs[level[j].node] = Fused | j;
+  }
+  // The numbers of the evaluated nodes' slots, then those of the late links
+  // (a shaped copy keeps them in its scratch).
   Term value[Planned ? 2 * Plan::MaxNodes + Plan::MaxLate : 1];
   const Plan *plan = nullptr;
   if constexpr (Planned)
-    plan = detail::runPlan(c, def, level, levels, locs, value);
+    if (levels != 0)
+      plan = detail::runPlan(c, def, level, levels, shape ? nullptr : locs, shape ? locs + shape::Values : value);
+  if constexpr (CopiesByShape<Ctx>)
+    if (shape)
+      return detail::copyByShape(c, def, c.shapes.variants[plan ? shape->planned : shape->first + levels], level,
+                                 levels, locs, plan);
   for (uint32_t i = 0; i < nodes; ++i)
     if (!against || !detail::notBuilt(locs[i]))
       locs[i] = c.alloc();
@@ -541,26 +620,15 @@ inline void planNumbers(DefInfo &def, const Term *bookSlots, std::vector<Plan> &
   def.plan = 0;
   const Term *slots = bookSlots + def.firstSlot;
   Plan p;
-  // The chain.
-  uint32_t levelNode[MaxFusedLevels];
-  uint8_t levelTag[MaxFusedLevels];
-  Term mine = def.root;
+  const FusedChain chain = fusedChain(slots, def.root);
+  const uint32_t *levelNode = chain.node;
+  const uint8_t *levelTag = chain.tag;
+  p.levels = chain.levels;
+  p.nextBits = chain.nextBits;
   bool seeds = false;
-  while (isNodeTag(tagOf(mine)) && p.levels < MaxFusedLevels) {
-    uint32_t n = uint32_t(payloadOf(mine));
-    levelNode[p.levels] = n;
-    levelTag[p.levels] = tagOf(mine);
+  for (unsigned j = 0; j < chain.levels; ++j)
     for (unsigned i = 0; i < 2; ++i)
-      seeds |= !auxPositive(tagOf(mine), i) && detail::feedable(slots[2 * n + i]);
-    Term next = 0;
-    for (unsigned i = 0; i < 2 && !next; ++i)
-      if (auxPositive(tagOf(mine), i) && isNodeTag(tagOf(slots[2 * n + i]))) {
-        next = slots[2 * n + i];
-        p.nextBits |= uint16_t(i << p.levels);
-      }
-    ++p.levels;
-    mine = next;
-  }
+      seeds |= !auxPositive(levelTag[j], i) && detail::feedable(slots[2 * levelNode[j] + i]);
   if (!seeds)
     return;
   auto levelOf = [&](uint32_t node) {

@@ -76,6 +76,7 @@ constexpr size_t ArrivalScan = 64;
 struct Shared {
   Arena *arena = nullptr;
   const Book *book = nullptr;
+  CopyShapes shapes; // of book's definitions
   unsigned threads = 1;
   uint32_t reserveNodes = 4;
   std::atomic<Loc> nextChunk{FirstNode};
@@ -137,10 +138,12 @@ class alignas(Apart) Worker {
 public:
   // --- the context interface of runtime/common/Interact.h ---
   static constexpr bool NumbersAtLink = true; // the stack grows as needed
+  static constexpr bool CopiesByShape = true;
   const Term *bookSlots;
   const Term *bookRedexes;
   const DefInfo *defs;
   const Plan *plans;
+  CopyShapesView shapes;
   Loc *scratch;
 
   Term load(Loc slot) const { return std::atomic_ref<Term>(slots[slot]).load(std::memory_order_relaxed); }
@@ -177,7 +180,9 @@ public:
   // --- the worker itself ---
   Worker(Shared &shared, unsigned id, Loc *scratchSpace)
       : bookSlots(shared.book->slots.data()), bookRedexes(shared.book->redexes.data()),
-        defs(shared.book->defs.data()), plans(shared.book->plans.data()), scratch(scratchSpace), shared(shared),
+        defs(shared.book->defs.data()), plans(shared.book->plans.data()), 
+        shapes{shared.shapes.byDef.data(), shared.shapes.variants.data(), shared.shapes.steps.data()},
+        scratch(scratchSpace), shared(shared),
         slots(shared.arena->slotData()), dead(shared.arena->deadData()), id(id),
         owner(shared.threads > 1 ? shared.owner.get() : nullptr), outbox(shared.threads) {
     stack.reserve(1 << 12);
@@ -568,6 +573,7 @@ RunResult runCpu(const Book &book, const RunOptions &options) {
   shared.threads = threads;
   shared.inboxes = std::make_unique<Shared::Inbox[]>(threads);
   shared.reserveNodes = maxNodesPerInteraction(book);
+  shared.shapes = buildCopyShapes(book);
   shared.populateFrom = PopulateFromBytes / Arena::bytesPerNode;
   shared.cancel = options.cancel;
   shared.maxInteractions = options.maxInteractions;
@@ -587,7 +593,8 @@ RunResult runCpu(const Book &book, const RunOptions &options) {
   // made the workers take turns on one line (stress at 2 threads ran 1.2x).
   // One buffer: worker t's scratch starts on a cache line of its own, at
   // base + t * stride.
-  size_t stride = (shared.reserveNodes + LocsPerLine - 1) / LocsPerLine * LocsPerLine + LocsPerLine;
+  size_t scratchLocs = shape::Nodes + shared.reserveNodes; // see CopiesByShape
+  size_t stride = (scratchLocs + LocsPerLine - 1) / LocsPerLine * LocsPerLine + LocsPerLine;
   std::vector<Loc> scratch(threads * stride + LocsPerLine);
   Loc *base = scratch.data();
   while (reinterpret_cast<uintptr_t>(base) % Apart != 0)
