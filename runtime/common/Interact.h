@@ -21,6 +21,8 @@
 //   const Plan *plans;               // Book::plans
 //   static constexpr bool NumbersAtLink; // optional, see HandlesNumbersAtLink
 //   Loc *scratch;                   // room for the largest definition's nodes
+//   void prefetch(Loc slot);        // optional: the slot is about to be
+//                                   // exchanged (see prefetchTarget)
 //
 // A context whose memory is one part of a net spread over several processes
 // (runtime/dist) is a `SplitNet` and also supplies:
@@ -108,6 +110,15 @@ template <class Ctx> BENDC_HD bool ownsSlot(Ctx &c, Loc slot) {
 }
 
 namespace detail {
+
+/// When `t` is a variable, asks a context that can (`void prefetch(Loc
+/// slot)`) to bring the slot it points at into the cache: a value about to
+/// be linked is often read through a variable made long before.
+template <class Ctx> BENDC_HD void prefetchTarget(Ctx &c, Term t) {
+  if constexpr (requires { c.prefetch(Loc(0)); })
+    if (tagOf(t) == tag::Var)
+      c.prefetch(payloadOf(t));
+}
 
 template <class Ctx> BENDC_HD void killSlot(Ctx &c, Loc slot) {
   Loc node = slot >> 1;
@@ -273,8 +284,10 @@ BENDC_HD int fusesAt(Ctx &c, const Term *slots, Term mine, Term meets, bool deep
   int at = -1;
   for (unsigned i = 0; i < 2; ++i) {
     if (!auxPositive(tag, i)) {
-      if (args)
+      if (args) {
         args[i] = c.load(slotOf(n, i));
+        prefetchTarget(c, args[i]);
+      }
       continue;
     }
     Term inner = slots[2 * node + i];

@@ -156,6 +156,7 @@ public:
   }
   void clearDead(Loc node) { std::atomic_ref<uint8_t>(dead[node]).store(0, std::memory_order_relaxed); }
   Loc alloc() { return nodes.take(*this); }
+  void prefetch(Loc slot) const { __builtin_prefetch(slots + slot, 1); }
   void release(Loc node) { nodes.give(*this, node); }
   void push(Term neg, Term pos) {
     // The common case inline: a store and a bump; growing is out of line.
