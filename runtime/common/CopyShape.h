@@ -99,18 +99,25 @@ struct CopyVariant {
 /// variants[first + L] (L = 0: nothing fuses); the whole chain with the plan
 /// run is variants[planned] when the definition has a plan. `shaped` is
 /// false when the definition has none (every call takes the general way).
+///
+/// `walkable`: each level but the last holds a node in one positive slot
+/// only, the next level's, so a call's fused levels are found by looking at
+/// the caller's nodes along chains[chain] alone (walkChain in Interact.h).
 struct CopyShape {
   bool shaped = false;
+  bool walkable = false;
   uint8_t levels = 0;
   uint16_t nextBits = 0;
   uint32_t first = 0;
   uint32_t planned = 0;
+  uint32_t chain = 0;
 };
 
 struct CopyShapes {
   std::vector<CopyShape> byDef;
   std::vector<CopyVariant> variants;
   std::vector<CopyStep> steps;
+  std::vector<FusedChain> chains; // of the walkable shapes
 };
 
 /// What a context reads them through.
@@ -118,6 +125,7 @@ struct CopyShapesView {
   const CopyShape *byDef = nullptr;
   const CopyVariant *variants = nullptr;
   const CopyStep *steps = nullptr;
+  const FusedChain *chains = nullptr;
 };
 
 namespace detail {
@@ -236,6 +244,16 @@ inline CopyShapes buildCopyShapes(const Book &book) {
       continue;
     }
     s.shaped = true;
+    s.walkable = whole.levels > 0;
+    for (unsigned j = 0; j + 1 < whole.levels; ++j) {
+      unsigned other = 1 - ((whole.nextBits >> j) & 1);
+      if (auxPositive(whole.tag[j], other) && isNodeTag(tagOf(slots[2 * whole.node[j] + other])))
+        s.walkable = false;
+    }
+    if (s.walkable) {
+      s.chain = uint32_t(out.chains.size());
+      out.chains.push_back(whole);
+    }
     out.byDef[id] = s;
   }
   return out;

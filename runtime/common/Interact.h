@@ -424,6 +424,38 @@ BENDC_HD_HOT const Plan *runPlan(Ctx &c, const DefInfo &def, const Level *level,
   return &p;
 }
 
+/// The levels of a call of a definition whose chain `ch` continues, at each
+/// level, through the only positive slot that holds a node: as expand's
+/// general walk (fusesAt) finds them, without looking at the template.
+/// Returns how many fused; `level` gets them.
+template <class Ctx> BENDC_HD_HOT unsigned walkChain(Ctx &c, const FusedChain &ch, Term meets, Level *level) {
+  unsigned levels = 0;
+  for (;;) {
+    Level &l = level[levels];
+    const uint8_t tg = ch.tag[levels];
+    const Loc n = nodeOf(meets);
+    l.node = ch.node[levels];
+    l.tag = tg;
+    l.meets = meets;
+    l.next = -1;
+    for (unsigned i = 0; i < 2; ++i) {
+      l.arg[i] = 0;
+      if (!auxPositive(tg, i)) {
+        l.arg[i] = c.load(slotOf(n, i));
+        prefetchTarget(c, l.arg[i]);
+      }
+    }
+    if (++levels == ch.levels)
+      return levels;
+    const unsigned i = (ch.nextBits >> (levels - 1)) & 1;
+    const Term waiting = c.load(slotOf(n, i));
+    if (!annihilates(tagOf(waiting), ch.tag[levels]) || !ownsNode(c, nodeOf(waiting)))
+      return levels;
+    l.next = int(i);
+    meets = waiting;
+  }
+}
+
 /// The copy of a call of `def` by the steps of its shape (see
 /// runtime/common/CopyShape.h): the same nodes built, the same terms written
 /// and the same links made in the same order as expand's general way. `level`
@@ -507,28 +539,39 @@ template <bool Planned = false, class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t
   unsigned levels = 0;
   uint16_t nextBits = 0;
 
-  Term meets = against, mine = def.root;
-  while (meets) {
-    detail::Level &l = level[levels];
-    l = {uint32_t(payloadOf(mine)), tagOf(mine), meets, -1, {0, 0}};
-    ++levels;
-    meets = 0;
-    // A node of another process is not fused (see unfusedSlot).
-    Term waiting = 0;
-    int i = detail::fusesAt(c, slots, mine, l.meets, levels != MaxLevels, waiting, l.arg);
-    if (i >= 0 && ownsNode(c, nodeOf(waiting))) {
-      l.next = i;
-      nextBits |= uint16_t(i << (levels - 1));
-      meets = waiting;
-      mine = slots[2 * l.node + unsigned(i)];
-    }
-  }
   // The levels that fused are a prefix of the definition's chain: the copy
-  // is shaped (copyByShape).
+  // is shaped (copyByShape). Where each level continues through its only
+  // positive slot holding a node, the chain is walked as the shape knows it.
   const CopyShape *shape = nullptr;
   if constexpr (CopiesByShape<Ctx>) {
     const CopyShape &s = c.shapes.byDef[id];
-    if (s.shaped && levels <= s.levels && nextBits == (levels > 1 ? s.nextBits & ((1u << (levels - 1)) - 1) : 0))
+    if (s.walkable && against) {
+      levels = detail::walkChain(c, c.shapes.chains[s.chain], against, level);
+      shape = &s;
+    }
+  }
+  if (!shape) {
+    Term meets = against, mine = def.root;
+    while (meets) {
+      detail::Level &l = level[levels];
+      l = {uint32_t(payloadOf(mine)), tagOf(mine), meets, -1, {0, 0}};
+      ++levels;
+      meets = 0;
+      // A node of another process is not fused (see unfusedSlot).
+      Term waiting = 0;
+      int i = detail::fusesAt(c, slots, mine, l.meets, levels != MaxLevels, waiting, l.arg);
+      if (i >= 0 && ownsNode(c, nodeOf(waiting))) {
+        l.next = i;
+        nextBits |= uint16_t(i << (levels - 1));
+        meets = waiting;
+        mine = slots[2 * l.node + unsigned(i)];
+      }
+    }
+  }
+  if constexpr (CopiesByShape<Ctx>) {
+    const CopyShape &s = c.shapes.byDef[id];
+    if (!shape && s.shaped && levels <= s.levels &&
+        nextBits == (levels > 1 ? s.nextBits & ((1u << (levels - 1)) - 1) : 0))
       shape = &s;
   }
   if (against && !shape) {
