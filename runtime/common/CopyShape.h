@@ -208,14 +208,23 @@ inline bool appendShape(const DefInfo &def, const Term *slots, const Term *redex
 
 } // namespace detail
 
+/// The most template nodes of a definition copied by shape. A definition
+/// has up to MaxFusedLevels + 2 variants of two steps a node each; past this
+/// size a call's copy costs far more than telling its terms apart, and a
+/// large literal would take megabytes of steps.
+inline constexpr uint32_t MaxShapedNodes = 1024;
+
 /// The shaped copies of every definition of `book` (see the top of this
 /// file). Built by a runtime whose context copies by shape (CopiesByShape in
-/// Interact.h), once per run.
+/// Interact.h), once per run. A definition left out (too large, or its
+/// steps past what 32-bit indices reach) is copied the general way.
 inline CopyShapes buildCopyShapes(const Book &book) {
   CopyShapes out;
   out.byDef.resize(book.defs.size());
   for (size_t id = 0; id < book.defs.size(); ++id) {
     const DefInfo &def = book.defs[id];
+    if (def.nodeCount > MaxShapedNodes || out.steps.size() > (size_t(1) << 31))
+      continue;
     const Term *slots = book.slots.data() + def.firstSlot;
     const Term *redexes = book.redexes.data() + def.firstRedex;
     const FusedChain whole = fusedChain(slots, def.root);

@@ -126,6 +126,26 @@ TEST_CASE("a definition's shapes: one per fused prefix of its chain, and one wit
   CHECK(sqShapes.variants[s2.planned].built < sqShapes.variants[s2.first + s2.levels].built);
 }
 
+TEST_CASE("a definition larger than MaxShapedNodes is copied the general way") {
+  // A list of pairs one node longer than the bound, applied: λx (x, (1, (2, ...))).
+  std::string list = "0";
+  for (uint32_t k = rt::MaxShapedNodes; k >= 1; --k)
+    list = "(" + std::to_string(k) + " " + list + ")";
+  std::string text = "@main = r & @big ~ (7 r)\n@big = (x (x " + list + "))\n";
+  rt::Book book = bookOf(text);
+  REQUIRE(book.defs[defId(book, "big")].nodeCount > rt::MaxShapedNodes);
+  rt::CopyShapes shapes = rt::buildCopyShapes(book);
+  CHECK_FALSE(shapes.byDef[defId(book, "big")].shaped);
+  CHECK(shapes.byDef[defId(book, "main")].shaped);
+  rt::RunOptions options;
+  options.backend = rt::Backend::Cpu;
+  options.threads = 1;
+  options.memBytes = 16 << 20;
+  testing::Outcome o = testing::runText(text, options);
+  REQUIRE(o.run.status == rt::RunStatus::Ok);
+  CHECK(o.result.rfind("(7 (1 (2 ", 0) == 0);
+}
+
 TEST_CASE("calls copied by shape: the same result and counts as copied the general way") {
   std::vector<std::string> texts = {
       // Full and partial applications, one reaching a duplication instead.
