@@ -238,9 +238,15 @@ BENDC_HD_HOT unsigned spill(Ctx &c, uint8_t t, Loc node, NegFor negFor, PosFor p
 /// Whether a negative node and a positive node of one kind annihilate
 /// cleanly (their first auxiliary slots have opposite polarities).
 BENDC_HD constexpr bool annihilates(uint8_t neg, uint8_t pos) {
-  return isNodeTag(neg) && isNodeTag(pos) && kindOf(neg) == kindOf(pos) &&
-         auxPositive(neg, 0) != auxPositive(pos, 0);
+  // With `pos` a node: `neg` is one too (the same node and pending bits), of
+  // the same kind, with the other polarity of its first auxiliary slot.
+  constexpr uint8_t Kind = 3 << 2;
+  return isNodeTag(pos) &&
+         ((neg ^ pos) & (tag::NodeBit | tag::PendBit | Kind | tag::Aux1PosBit)) == tag::Aux1PosBit;
 }
+static_assert(annihilates(tag::App, tag::Lam) && annihilates(tag::Dup, tag::Sup) && !annihilates(tag::App, tag::Tup) &&
+              !annihilates(tag::Dup, tag::Lam) && !annihilates(tag::Era, tag::Lam) &&
+              !annihilates(tag::App | tag::PendBit, tag::Lam));
 
 /// The most redexes one call of `def` can push: its own redexes, plus the link
 /// of its root, or, when it is fused, one per level and one more for the last.
@@ -487,17 +493,17 @@ BENDC_HD_HOT Term copyByShape(Ctx &c, const DefInfo &def, const CopyVariant &v, 
     for (unsigned k = 0; k < plan->lateCount; ++k, s += 2)
       link(c, make(s[0]), make(s[1]));
   for (unsigned j = 0; j < levels; ++j) {
-    Loc n = nodeOf(level[j].meets);
-    unsigned dead = 0;
-    for (unsigned i = 0; i < 2; ++i, ++s) {
-      if (s->finish == Finish::Move) {
-        dead += move(c, slotOf(n, i), make(*s));
-      } else {
-        ++dead;
-        if (s->finish == Finish::Link)
-          link(c, make(*s), level[j].arg[i]);
-      }
-    }
+    const Loc n = nodeOf(level[j].meets);
+    auto finish = [&](const CopyStep &st, unsigned i) -> unsigned {
+      if (st.finish == Finish::Move)
+        return move(c, slotOf(n, i), make(st));
+      if (st.finish == Finish::Link)
+        link(c, make(st), level[j].arg[i]);
+      return 1;
+    };
+    unsigned dead = finish(s[0], 0);
+    dead += finish(s[1], 1);
+    s += 2;
     c.count(Rule::Anni);
     finishNode(c, n, dead);
   }
