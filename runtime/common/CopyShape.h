@@ -62,6 +62,12 @@ inline FusedChain fusedChain(const Term *slots, Term root) {
   return ch;
 }
 
+/// The nextBits of the first `levels` levels of a chain whose nextBits are
+/// `bits`: the last of them continues nowhere.
+constexpr uint16_t prefixBits(uint16_t bits, unsigned levels) {
+  return uint16_t(levels > 1 ? bits & ((1u << (levels - 1)) - 1) : 0);
+}
+
 /// The layout of the scratch array `w` a shaped copy reads its steps from.
 namespace shape {
 inline constexpr uint32_t Zero = 0;                                          // always 0
@@ -113,19 +119,21 @@ struct CopyShape {
   uint32_t chain = 0;
 };
 
-struct CopyShapes {
-  std::vector<CopyShape> byDef;
-  std::vector<CopyVariant> variants;
-  std::vector<CopyStep> steps;
-  std::vector<FusedChain> chains; // of the walkable shapes
-};
-
-/// What a context reads them through.
+/// What a context reads CopyShapes through.
 struct CopyShapesView {
   const CopyShape *byDef = nullptr;
   const CopyVariant *variants = nullptr;
   const CopyStep *steps = nullptr;
   const FusedChain *chains = nullptr;
+};
+
+struct CopyShapes {
+  std::vector<CopyShape> byDef;
+  std::vector<CopyVariant> variants;
+  std::vector<CopyStep> steps;
+  std::vector<FusedChain> chains; // of the walkable shapes
+
+  CopyShapesView view() const { return {byDef.data(), variants.data(), steps.data(), chains.data()}; }
 };
 
 namespace detail {
@@ -238,9 +246,9 @@ inline CopyShapes buildCopyShapes(const Book &book) {
     size_t stepMark = out.steps.size(), variantMark = out.variants.size();
     bool ok = true;
     for (unsigned l = 0; l <= whole.levels && ok; ++l) {
-      FusedChain prefix = whole; // its first l levels; the last of them continues nowhere
+      FusedChain prefix = whole; // its first l levels
       prefix.levels = uint8_t(l);
-      prefix.nextBits = uint16_t(l > 1 ? whole.nextBits & ((1u << (l - 1)) - 1) : 0);
+      prefix.nextBits = prefixBits(whole.nextBits, l);
       ok = detail::appendShape(def, slots, redexes, prefix, nullptr, out.variants.emplace_back(), out.steps);
     }
     if (ok && plan) {

@@ -440,17 +440,12 @@ template <class Ctx> BENDC_HD_HOT unsigned walkChain(Ctx &c, const FusedChain &c
     Level &l = level[levels];
     const uint8_t tg = ch.tag[levels];
     const Loc n = nodeOf(meets);
-    l.node = ch.node[levels];
-    l.tag = tg;
-    l.meets = meets;
-    l.next = -1;
-    for (unsigned i = 0; i < 2; ++i) {
-      l.arg[i] = 0;
+    l = {ch.node[levels], tg, meets, -1, {0, 0}};
+    for (unsigned i = 0; i < 2; ++i)
       if (!auxPositive(tg, i)) {
         l.arg[i] = c.load(slotOf(n, i));
         prefetchTarget(c, l.arg[i]);
       }
-    }
     if (++levels == ch.levels)
       return levels;
     const unsigned i = (ch.nextBits >> (levels - 1)) & 1;
@@ -548,12 +543,12 @@ template <bool Planned = false, class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t
   // The levels that fused are a prefix of the definition's chain: the copy
   // is shaped (copyByShape). Where each level continues through its only
   // positive slot holding a node, the chain is walked as the shape knows it.
-  const CopyShape *shape = nullptr;
+  const CopyShape *known = nullptr, *shape = nullptr;
   if constexpr (CopiesByShape<Ctx>) {
-    const CopyShape &s = c.shapes.byDef[id];
-    if (s.walkable && against) {
-      levels = detail::walkChain(c, c.shapes.chains[s.chain], against, level);
-      shape = &s;
+    known = &c.shapes.byDef[id];
+    if (known->walkable && against) {
+      levels = detail::walkChain(c, c.shapes.chains[known->chain], against, level);
+      shape = known;
     }
   }
   if (!shape) {
@@ -574,12 +569,9 @@ template <bool Planned = false, class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t
       }
     }
   }
-  if constexpr (CopiesByShape<Ctx>) {
-    const CopyShape &s = c.shapes.byDef[id];
-    if (!shape && s.shaped && levels <= s.levels &&
-        nextBits == (levels > 1 ? s.nextBits & ((1u << (levels - 1)) - 1) : 0))
-      shape = &s;
-  }
+  if constexpr (CopiesByShape<Ctx>)
+    if (!shape && known->shaped && levels <= known->levels && nextBits == prefixBits(known->nextBits, levels))
+      shape = known;
   if (against && !shape) {
     for (uint32_t i = 0; i < nodes; ++i)
       locs[i] = 0;

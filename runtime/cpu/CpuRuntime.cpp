@@ -181,9 +181,7 @@ public:
   // --- the worker itself ---
   Worker(Shared &shared, unsigned id, Loc *scratchSpace)
       : bookSlots(shared.book->slots.data()), bookRedexes(shared.book->redexes.data()),
-        defs(shared.book->defs.data()), plans(shared.book->plans.data()), 
-        shapes{shared.shapes.byDef.data(), shared.shapes.variants.data(), shared.shapes.steps.data(),
-               shared.shapes.chains.data()},
+        defs(shared.book->defs.data()), plans(shared.book->plans.data()), shapes(shared.shapes.view()),
         scratch(scratchSpace), shared(shared),
         slots(shared.arena->slotData()), dead(shared.arena->deadData()), id(id),
         owner(shared.threads > 1 ? shared.owner.get() : nullptr), outbox(shared.threads) {
