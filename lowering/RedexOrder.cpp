@@ -328,10 +328,18 @@ ArgumentUse summarize(const Template &t, const std::vector<ArgumentUse> &uses, W
   return u;
 }
 
-/// The redexes of one definition in their new order, or nothing when the
-/// order stays.
-std::optional<std::vector<uint32_t>> newOrder(const Template &t, const std::vector<ArgumentUse> &uses,
-                                              Walk &w) {
+/// One definition's redexes in the order they are linked, and which of
+/// them need another's result (DefInfo::consumers).
+struct Ordering {
+  std::vector<uint32_t> order; // by new position: the redex written there
+  bool moved = false;
+  uint32_t consumers = 0;
+  uint32_t producers = 0; // DefInfo::producers
+};
+
+/// The redexes of one definition in their new order, or nothing when their
+/// dependences form a cycle (the written order stays, no call marked).
+std::optional<Ordering> newOrder(const Template &t, const std::vector<ArgumentUse> &uses, Walk &w) {
   // Edges: consumer -> producer, the consumer linked first.
   std::vector<std::vector<uint32_t>> after(t.redexCount);
   std::vector<uint32_t> indegree(t.redexCount, 0);
@@ -355,14 +363,18 @@ std::optional<std::vector<uint32_t>> newOrder(const Template &t, const std::vect
         any = true;
       }
   }
-  if (!any)
-    return std::nullopt;
+  Ordering out;
+  if (!any) {
+    for (uint32_t r = 0; r < t.redexCount; ++r)
+      out.order.push_back(r);
+    return out;
+  }
   // Stable: of the redexes free to go next, the one written first.
   std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<uint32_t>> ready;
   for (uint32_t r = 0; r < t.redexCount; ++r)
     if (indegree[r] == 0)
       ready.push(r);
-  std::vector<uint32_t> order;
+  std::vector<uint32_t> &order = out.order;
   order.reserve(t.redexCount);
   while (!ready.empty()) {
     uint32_t r = ready.top();
@@ -374,12 +386,21 @@ std::optional<std::vector<uint32_t>> newOrder(const Template &t, const std::vect
   }
   if (order.size() != t.redexCount)
     return std::nullopt; // each needs the other's result: keep what was written
-  bool moved = false;
+  std::vector<uint32_t> position(t.redexCount);
   for (uint32_t k = 0; k < order.size(); ++k)
-    moved |= order[k] != k;
-  if (!moved)
-    return std::nullopt;
-  return order;
+    position[order[k]] = k;
+  for (uint32_t k = 0; k < order.size(); ++k) {
+    out.moved |= order[k] != k;
+    if (k >= 32 || after[order[k]].empty())
+      continue;
+    out.consumers |= uint32_t(1) << k;
+    uint32_t first = None;
+    for (uint32_t p : after[order[k]])
+      first = std::min(first, position[p]);
+    if (first < 32)
+      out.producers |= uint32_t(1) << first;
+  }
+  return out;
 }
 
 } // namespace
@@ -482,18 +503,24 @@ RedexOrderReport orderRedexes(rt::Book &book) {
   // Then each definition's redexes, in an order where producers run first.
   std::vector<Term> moved;
   for (uint32_t d = 0; d < book.defs.size(); ++d) {
-    const rt::DefInfo &def = book.defs[d];
+    rt::DefInfo &def = book.defs[d];
+    def.consumers = def.producers = 0;
     if (def.redexCount < 2 || !complete[d])
       continue;
     t.build(book, def);
-    std::optional<std::vector<uint32_t>> order = newOrder(t, uses, w);
-    if (!order)
+    std::optional<Ordering> ordering = newOrder(t, uses, w);
+    if (!ordering)
       continue;
+    def.consumers = ordering->consumers;
+    def.producers = ordering->producers;
+    if (!ordering->moved)
+      continue;
+    const std::vector<uint32_t> &order = ordering->order;
     Term *rdx = book.redexes.data() + def.firstRedex;
     moved.assign(rdx, rdx + 2 * size_t(def.redexCount));
-    for (uint32_t k = 0; k < order->size(); ++k) {
-      rdx[2 * k] = moved[2 * size_t((*order)[k])];
-      rdx[2 * k + 1] = moved[2 * size_t((*order)[k]) + 1];
+    for (uint32_t k = 0; k < order.size(); ++k) {
+      rdx[2 * k] = moved[2 * size_t(order[k])];
+      rdx[2 * k + 1] = moved[2 * size_t(order[k]) + 1];
     }
     ++report.reorderedDefs;
   }

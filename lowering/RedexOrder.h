@@ -44,6 +44,10 @@ struct RedexOrderReport {
 /// they can go on while it is made. Redexes with no such dependence keep
 /// the order they were written in. Neither results nor interaction counts
 /// depend on the order; only the shape of the work does.
+///
+/// It also marks, for the CPU runtime's work sharing, each call that needs
+/// redexes linked after it and the first of those (DefInfo::consumers,
+/// DefInfo::producers), whether or not the order moved.
 RedexOrderReport orderRedexes(rt::Book &book);
 
 } // namespace bendc::lowering

@@ -35,6 +35,14 @@ struct DefInfo {
   /// 1 + the index in Book::plans of the arithmetic a fully fused call does
   /// while copying (see planNumbers); 0 for none.
   uint32_t plan = 0;
+  /// Bit r (r < 32): redex r needs the result of a redex linked after it,
+  /// which runs before it (see orderRedexes). On one thread the order alone
+  /// sees to that; a worker that gives such a call to another thread holds
+  /// it back until the work it needs is done (runtime/cpu/WorkPool.h).
+  uint32_t consumers = 0;
+  /// Bit r: redex r is the first, in linking order, of the redexes some
+  /// such call needs: the work above it is what the call waits for.
+  uint32_t producers = 0;
 };
 
 /// What a call of a definition can compute while it copies the template,

@@ -94,6 +94,17 @@ template <class Ctx> concept HandlesNumbersAtLink = requires { requires Ctx::Num
 /// and a scratch of shape::Nodes more Locs than its largest definition.
 template <class Ctx> concept CopiesByShape = requires { requires Ctx::CopiesByShape; };
 
+/// A context that gives work to other threads is told which of the calls it
+/// links need the results of the redexes linked after them
+/// (DefInfo::consumers), to hold them back when it gives them away:
+///
+///   static constexpr bool MarksConsumers = true;
+///   void markLinked(const DefInfo &def, uint32_t r, Term pos);
+///       // redex r of def, `pos` its positive side, was just linked; it is
+///       // a call that needs the work linked after it, or the first redex
+///       // of such work (DefInfo::consumers, DefInfo::producers)
+template <class Ctx> concept MarksConsumers = requires { requires Ctx::MarksConsumers; };
+
 /// Whether node `node` is in the context's own memory (always, but for a
 /// SplitNet).
 template <class Ctx> BENDC_HD bool ownsNode(Ctx &c, Loc node) {
@@ -188,6 +199,24 @@ template <bool NumbersNow = true, class Ctx> BENDC_HD_HOT void link(Ctx &c, Term
   }
   c.push(neg, pos);
 }
+
+namespace detail {
+/// Links redex `r` of a definition being expanded, `neg ~ pos`, and marks it
+/// when it is a call that needs the work linked after it.
+/// `marked`: markedRedexes(def).
+template <class Ctx>
+BENDC_HD_HOT void linkRedex(Ctx &c, uint32_t marked, const DefInfo &def, uint32_t r, Term neg, Term pos) {
+  link(c, neg, pos);
+  if constexpr (MarksConsumers<Ctx>)
+    if (BENDC_RARE(r < 32 && (marked >> r & 1)))
+      c.markLinked(def, r, pos);
+}
+template <class Ctx> BENDC_HD uint32_t markedRedexes(const DefInfo &def) {
+  if constexpr (MarksConsumers<Ctx>)
+    return def.consumers | def.producers;
+  return 0;
+}
+} // namespace detail
 
 /// Moves a positive term into a negative slot of a consumed node. Returns true
 /// when the slot died (it held a node, now linked with `pos`), false when it
@@ -482,8 +511,9 @@ BENDC_HD_HOT Term copyByShape(Ctx &c, const DefInfo &def, const CopyVariant &v, 
   }
   // Reading the root before linking: linking may hand nodes to other threads.
   const Term root = levels ? 0 : make(s[2 * def.redexCount]);
+  const uint32_t marked = markedRedexes<Ctx>(def);
   for (uint32_t r = 0; r < def.redexCount; ++r, s += 2)
-    link(c, make(s[0]), make(s[1]));
+    linkRedex(c, marked, def, r, make(s[0]), make(s[1]));
   if (plan)
     for (unsigned k = 0; k < plan->lateCount; ++k, s += 2)
       link(c, make(s[0]), make(s[1]));
@@ -617,15 +647,17 @@ template <bool Planned = false, class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t
   if (!against) {
     // Reading the root before linking: linking may hand nodes to other threads.
     Term r = reloc(def.root);
+    const uint32_t marked = detail::markedRedexes<Ctx>(def);
     for (uint32_t i = 0; i < redexes; ++i)
-      link(c, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
+      detail::linkRedex(c, marked, def, i, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
     return r;
   }
   // The definition's redexes before the caller's values: the last redex
   // pushed runs first, so a number handed to a duplication below reaches
   // the calls it feeds before they run, and they take switchCall's path.
+  const uint32_t marked = detail::markedRedexes<Ctx>(def);
   for (uint32_t i = 0; i < redexes; ++i)
-    link(c, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
+    detail::linkRedex(c, marked, def, i, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
   if constexpr (Planned)
     if (plan)
       for (unsigned k = 0; k < plan->lateCount; ++k)

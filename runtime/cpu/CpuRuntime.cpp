@@ -4,6 +4,9 @@
 #include "runtime/common/Interact.h"
 #include "runtime/common/NodeStock.h"
 #include "runtime/cpu/Arena.h"
+#include "runtime/cpu/WorkPool.h"
+
+#include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
 #include <atomic>
@@ -32,10 +35,6 @@ std::string showBytes(uint64_t bytes) {
   snprintf(text, sizeof text, value < 10 && u ? "%.1f %s" : "%.0f %s", value, units[u]);
   return text;
 }
-
-struct Redex {
-  Term neg, pos;
-};
 
 constexpr RuleTable ruleTable;
 
@@ -86,11 +85,11 @@ struct Shared {
   // Work sharing.
   std::mutex poolMutex;
   std::condition_variable poolCv;
-  std::vector<Redex> pool;
+  WorkPool pool;                      // guarded by poolMutex
   unsigned idle = 0;                  // guarded by poolMutex
   bool done = false;                  // guarded by poolMutex
   std::atomic<unsigned> hungry{0};    // threads waiting for work
-  std::atomic<size_t> poolSize{0};    // pool.size(), readable without the lock
+  std::atomic<size_t> poolSize{0};    // pool.open(), readable without the lock
   // Failure: the first one wins.
   std::atomic<int> failure{int(RunStatus::Ok)};
   std::atomic<uint8_t> fault{uint8_t(Fault::None)};
@@ -139,6 +138,7 @@ public:
   // --- the context interface of runtime/common/Interact.h ---
   static constexpr bool NumbersAtLink = true; // the stack grows as needed
   static constexpr bool CopiesByShape = true;
+  static constexpr bool MarksConsumers = true;
   const Term *bookSlots;
   const Term *bookRedexes;
   const DefInfo *defs;
@@ -158,6 +158,23 @@ public:
   Loc alloc() { return nodes.take(*this); }
   void prefetch(Loc slot) const { __builtin_prefetch(slots + slot, 1); }
   void release(Loc node) { nodes.give(*this, node); }
+  /// Redex r of `def` was just linked (see MarksConsumers).
+  __attribute__((noinline)) void markLinked(const DefInfo &def, uint32_t r, Term pos) {
+    if (!sharing || stack.empty() || stack.back().pos != pos)
+      return; // alone, or it did not become a redex here
+    uint32_t at = uint32_t(stack.size() - 1);
+    // It starts the work of the calls marked just before, which sit below.
+    if (def.producers >> r & 1)
+      for (size_t k = marks.size(); k-- > 0 && marks[k].from == Mark::Pending && marks[k].at < at;) {
+        marks[k].from = at;
+        marks[k].under = stack[at - 1];
+      }
+    if (def.consumers >> r & 1) {
+      while (!marks.empty() && marks.back().at >= at)
+        marks.pop_back(); // left behind by a stack that has shrunk since
+      marks.push_back({at, Mark::Pending, stack.back(), {}});
+    }
+  }
   void push(Term neg, Term pos) {
     // The common case inline: a store and a bump; growing is out of line.
     if (BENDC_RARE(stack.size() == stack.capacity()))
@@ -184,7 +201,8 @@ public:
         defs(shared.book->defs.data()), plans(shared.book->plans.data()), shapes(shared.shapes.view()),
         scratch(scratchSpace), shared(shared),
         slots(shared.arena->slotData()), dead(shared.arena->deadData()), id(id),
-        owner(shared.threads > 1 ? shared.owner.get() : nullptr), outbox(shared.threads) {
+        owner(shared.threads > 1 ? shared.owner.get() : nullptr), sharing(shared.threads > 1),
+        outbox(shared.threads) {
     stack.reserve(1 << 12);
   }
 
@@ -202,6 +220,8 @@ public:
   /// empty (or the run failed).
   bool runSolo(uint64_t budget);
   bool hasWork() const { return !stack.empty(); }
+  /// A round starts: nothing is owed, nothing was given.
+  void startRound() { owe = nullptr; }
   /// Checked every few interactions: a failure elsewhere, Ctrl-C, or the
   /// run's interaction limit reached.
   bool shouldStop() {
@@ -242,7 +262,8 @@ private:
   void scrub();
   void takeReturned();
   void shareWork();
-  bool takeFromPool();
+  bool takeFromPool(bool force);
+  void poolChanged() { shared.poolSize.store(shared.pool.open(), std::memory_order_relaxed); }
   bool waitForWork();
   bool runArrivedCall(uint32_t need);
   /// Runs a call put off earlier, without putting it off again.
@@ -264,6 +285,21 @@ private:
   uint64_t counted = 0; // interactions added to shared.interactionsSoFar
   unsigned id;
   std::atomic<uint16_t> *owner; // shared.owner; null with one thread
+  /// Others may take work from this one: calls that need the work above
+  /// them are marked.
+  bool sharing;
+  /// Where marked calls sit in the stack, lowest first (see markLinked).
+  /// A mark whose redex has left its place is ignored and dropped.
+  struct Mark {
+    static constexpr uint32_t Pending = ~0u; // where its work starts is not known
+    uint32_t at, from;
+    /// The redexes at `at` and at `from` - 1 when marked. The one under the
+    /// work is run only once all the work above it is done (the stack is
+    /// last in, first out, and nothing above a call still here was given).
+    Redex redex, under;
+  };
+  std::vector<Mark> marks;
+  Join *owe = nullptr; // the join this worker's stack is counted in (WorkPool)
   Loc chunkBegin = 0, chunkEnd = 0; // the chunk allocated from now
   /// Nodes freed here for another worker; whole cache lines, so one worker's
   /// batches never share a line with anything another writes.
@@ -381,38 +417,66 @@ bool Worker::refill(uint64_t n) {
 }
 
 void Worker::shareWork() {
-  size_t give = stack.size() / 2;
-  std::lock_guard<std::mutex> lock(shared.poolMutex);
   // The oldest redexes are at the bottom; they tend to stand for the most work.
-  shared.pool.insert(shared.pool.end(), stack.begin(), stack.begin() + give);
-  shared.poolSize.store(shared.pool.size(), std::memory_order_relaxed);
-  stack.erase(stack.begin(), stack.begin() + give);
+  size_t give = stack.size() / 2;
+  auto holds = [&](uint32_t at, Redex r) {
+    return at < stack.size() && stack[at].neg == r.neg && stack[at].pos == r.pos;
+  };
+  llvm::SmallVector<Consumer, 16> given;
+  size_t kept = 0;
+  for (const Mark &m : marks) {
+    if (!holds(m.at, m.redex))
+      continue;
+    // Its work: from the first redex it needs on, unless the one under
+    // that has gone, and the work with it; from just above it when where
+    // its work starts is not known.
+    uint32_t from = m.from == Mark::Pending ? m.at + 1 : holds(m.from - 1, m.under) ? m.from : Consumer::NoWork;
+    if (m.at < give)
+      given.push_back({m.at, from});
+    else
+      marks[kept++] = {uint32_t(m.at - give), m.from == Mark::Pending ? m.from : uint32_t(m.from - give), m.redex,
+                       m.under};
+  }
+  marks.resize(kept);
+  std::lock_guard<std::mutex> lock(shared.poolMutex);
+  shared.pool.give(stack.data(), give, given.data(), given.size(), owe);
+  poolChanged();
+  stack.erase(stack.begin(), stack.begin() + ptrdiff_t(give));
   shared.poolCv.notify_all();
 }
 
-/// Moves half the pool (at least one redex) onto this worker's stack; false
-/// when the pool is empty. The caller holds poolMutex.
-bool Worker::takeFromPool() {
-  if (shared.pool.empty())
+/// Moves half of what the pool lets go (at least one redex) onto this
+/// worker's empty stack; false when nothing may go. `force`: calls still
+/// waiting for others' work go too. The caller holds poolMutex.
+bool Worker::takeFromPool(bool force) {
+  marks.clear();
+  if (!shared.pool.take(stack, owe, force))
     return false;
-  size_t take = std::max<size_t>(1, shared.pool.size() / 2);
-  stack.insert(stack.end(), shared.pool.end() - take, shared.pool.end());
-  shared.pool.resize(shared.pool.size() - take);
-  shared.poolSize.store(shared.pool.size(), std::memory_order_relaxed);
+  poolChanged();
   return true;
 }
 
 bool Worker::waitForWork() {
   std::unique_lock<std::mutex> lock(shared.poolMutex);
   ++shared.idle;
+  if (WorkPool::pay(owe)) {
+    poolChanged();
+    shared.poolCv.notify_all();
+  }
   while (true) {
     if (shared.done)
       return false;
-    if (takeFromPool()) {
+    if (takeFromPool(false)) {
       --shared.idle;
       return true;
     }
     if (shared.idle == shared.threads) {
+      // Every stack is empty, so every piece of work a gate counts is done
+      // or in the pool: whatever is left goes.
+      if (takeFromPool(true)) {
+        --shared.idle;
+        return true;
+      }
       shared.done = true;
       shared.poolCv.notify_all();
       return false;
@@ -531,6 +595,10 @@ public:
       std::lock_guard<std::mutex> lock(shared.poolMutex);
       shared.done = false;
       shared.idle = 0;
+      if (shared.pool.empty())
+        shared.pool.reset();
+      for (auto &w : workers)
+        w->startRound();
     }
     if (shared.threads == 1) {
       host.runLoop();

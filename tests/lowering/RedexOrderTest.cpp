@@ -87,6 +87,24 @@ TEST_CASE("a call that switches on another redex's result is linked before it, s
   CHECK(o.callees("warp/node") == Names{"warp", "warp"});
 }
 
+TEST_CASE("the calls that need the redexes linked after them are marked, and where that work starts") {
+  Ordered o(Bitonic);
+  // sort/node: the merge needs both sorts, the first of which follows it.
+  CHECK(o.def("sort/node").consumers == 0b001);
+  CHECK(o.def("sort/node").producers == 0b010);
+  // flow/node: both merges need the comparisons, linked last.
+  CHECK(o.def("flow/node").consumers == 0b011);
+  CHECK(o.def("flow/node").producers == 0b100);
+  // main: the sort needs the leaves; the check, which only adds, is not marked.
+  CHECK(o.def("main").consumers == 0b001);
+  CHECK(o.def("main").producers == 0b010);
+  // Redexes that need nothing of one another.
+  for (const char *name : {"gen/node", "check/node", "warp/node", "warp/leaf"}) {
+    CHECK_MESSAGE(o.def(name).consumers == 0, name);
+    CHECK_MESSAGE(o.def(name).producers == 0, name);
+  }
+}
+
 TEST_CASE("what each definition does with its arguments") {
   Ordered o(Bitonic);
   lowering::RedexOrderReport again = lowering::orderRedexes(*o.book);
