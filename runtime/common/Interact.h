@@ -99,10 +99,11 @@ template <class Ctx> concept CopiesByShape = requires { requires Ctx::CopiesBySh
 /// (DefInfo::consumers), to hold them back when it gives them away:
 ///
 ///   static constexpr bool MarksConsumers = true;
-///   void markLinked(const DefInfo &def, uint32_t r, Term pos);
-///       // redex r of def, `pos` its positive side, was just linked; it is
-///       // a call that needs the work linked after it, or the first redex
-///       // of such work (DefInfo::consumers, DefInfo::producers)
+///   size_t stackDepth();           // redexes pushed so far, not yet run
+///   void markExpanded(const DefInfo &def, size_t start);
+///       // def's redexes were just linked, from stack depth `start`; some
+///       // are calls that need the ones after them (DefInfo::consumers,
+///       // DefInfo::producers)
 template <class Ctx> concept MarksConsumers = requires { requires Ctx::MarksConsumers; };
 
 /// Whether node `node` is in the context's own memory (always, but for a
@@ -201,20 +202,19 @@ template <bool NumbersNow = true, class Ctx> BENDC_HD_HOT void link(Ctx &c, Term
 }
 
 namespace detail {
-/// Links redex `r` of a definition being expanded, `neg ~ pos`, and marks it
-/// when it is a call that needs the work linked after it.
-/// `marked`: markedRedexes(def).
-template <class Ctx>
-BENDC_HD_HOT void linkRedex(Ctx &c, uint32_t marked, const DefInfo &def, uint32_t r, Term neg, Term pos) {
-  link(c, neg, pos);
+/// Before a definition's redexes are linked: where the context's stack
+/// stands, when it marks the calls among them that need others (else 0).
+template <class Ctx> BENDC_HD size_t redexesStart(Ctx &c, const DefInfo &def) {
   if constexpr (MarksConsumers<Ctx>)
-    if (BENDC_RARE(r < 32 && (marked >> r & 1)))
-      c.markLinked(def, r, pos);
-}
-template <class Ctx> BENDC_HD uint32_t markedRedexes(const DefInfo &def) {
-  if constexpr (MarksConsumers<Ctx>)
-    return def.consumers | def.producers;
+    if (BENDC_RARE(def.consumers != 0))
+      return c.stackDepth();
   return 0;
+}
+/// After they are linked.
+template <class Ctx> BENDC_HD void redexesLinked(Ctx &c, const DefInfo &def, size_t start) {
+  if constexpr (MarksConsumers<Ctx>)
+    if (BENDC_RARE(def.consumers != 0))
+      c.markExpanded(def, start);
 }
 } // namespace detail
 
@@ -511,9 +511,10 @@ BENDC_HD_HOT Term copyByShape(Ctx &c, const DefInfo &def, const CopyVariant &v, 
   }
   // Reading the root before linking: linking may hand nodes to other threads.
   const Term root = levels ? 0 : make(s[2 * def.redexCount]);
-  const uint32_t marked = markedRedexes<Ctx>(def);
+  const size_t start = redexesStart(c, def);
   for (uint32_t r = 0; r < def.redexCount; ++r, s += 2)
-    linkRedex(c, marked, def, r, make(s[0]), make(s[1]));
+    link(c, make(s[0]), make(s[1]));
+  redexesLinked(c, def, start);
   if (plan)
     for (unsigned k = 0; k < plan->lateCount; ++k, s += 2)
       link(c, make(s[0]), make(s[1]));
@@ -647,17 +648,19 @@ template <bool Planned = false, class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t
   if (!against) {
     // Reading the root before linking: linking may hand nodes to other threads.
     Term r = reloc(def.root);
-    const uint32_t marked = detail::markedRedexes<Ctx>(def);
+    const size_t start = detail::redexesStart(c, def);
     for (uint32_t i = 0; i < redexes; ++i)
-      detail::linkRedex(c, marked, def, i, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
+      link(c, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
+    detail::redexesLinked(c, def, start);
     return r;
   }
   // The definition's redexes before the caller's values: the last redex
   // pushed runs first, so a number handed to a duplication below reaches
   // the calls it feeds before they run, and they take switchCall's path.
-  const uint32_t marked = detail::markedRedexes<Ctx>(def);
+  const size_t start = detail::redexesStart(c, def);
   for (uint32_t i = 0; i < redexes; ++i)
-    detail::linkRedex(c, marked, def, i, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
+    link(c, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
+  detail::redexesLinked(c, def, start);
   if constexpr (Planned)
     if (plan)
       for (unsigned k = 0; k < plan->lateCount; ++k)

@@ -158,21 +158,29 @@ public:
   Loc alloc() { return nodes.take(*this); }
   void prefetch(Loc slot) const { __builtin_prefetch(slots + slot, 1); }
   void release(Loc node) { nodes.give(*this, node); }
-  /// Redex r of `def` was just linked (see MarksConsumers).
-  __attribute__((noinline)) void markLinked(const DefInfo &def, uint32_t r, Term pos) {
-    if (!sharing || stack.empty() || stack.back().pos != pos)
-      return; // alone, or it did not become a redex here
-    uint32_t at = uint32_t(stack.size() - 1);
-    // It starts the work of the calls marked just before, which sit below.
-    if (def.producers >> r & 1)
-      for (size_t k = marks.size(); k-- > 0 && marks[k].from == Mark::Pending && marks[k].at < at;) {
-        marks[k].from = at;
-        marks[k].under = stack[at - 1];
+  size_t stackDepth() const { return stack.size(); }
+  /// The redexes of `def` were just linked, from stack depth `start` (see
+  /// MarksConsumers): the calls among them that need others are marked,
+  /// with where the work they need starts.
+  __attribute__((noinline)) void markExpanded(const DefInfo &def, size_t start) {
+    // Alone; or some redex did not become a stack entry of its own (a
+    // number met at once), and which entry is which is not known.
+    if (!sharing || stack.size() - start != def.redexCount || def.redexCount > 32)
+      return;
+    while (!marks.empty() && marks.back().at >= start)
+      marks.pop_back(); // left behind by a stack that has shrunk since
+    for (uint32_t r = 0; r < def.redexCount; ++r) {
+      if (!(def.consumers >> r & 1))
+        continue;
+      uint32_t at = uint32_t(start + r);
+      // The first redex linked after it that a call before it needs.
+      uint32_t later = def.producers & ~((uint32_t(2) << r) - 1);
+      if (later == 0) {
+        marks.push_back({at, Mark::Unknown, stack[at], {}});
+        continue;
       }
-    if (def.consumers >> r & 1) {
-      while (!marks.empty() && marks.back().at >= at)
-        marks.pop_back(); // left behind by a stack that has shrunk since
-      marks.push_back({at, Mark::Pending, stack.back(), {}});
+      uint32_t from = uint32_t(start) + uint32_t(__builtin_ctz(later));
+      marks.push_back({at, from, stack[at], stack[from - 1]});
     }
   }
   void push(Term neg, Term pos) {
@@ -291,7 +299,7 @@ private:
   /// Where marked calls sit in the stack, lowest first (see markLinked).
   /// A mark whose redex has left its place is ignored and dropped.
   struct Mark {
-    static constexpr uint32_t Pending = ~0u; // where its work starts is not known
+    static constexpr uint32_t Unknown = ~0u; // where its work starts is not known
     uint32_t at, from;
     /// The redexes at `at` and at `from` - 1 when marked. The one under the
     /// work is run only once all the work above it is done (the stack is
@@ -430,11 +438,11 @@ void Worker::shareWork() {
     // Its work: from the first redex it needs on, unless the one under
     // that has gone, and the work with it; from just above it when where
     // its work starts is not known.
-    uint32_t from = m.from == Mark::Pending ? m.at + 1 : holds(m.from - 1, m.under) ? m.from : Consumer::NoWork;
+    uint32_t from = m.from == Mark::Unknown ? m.at + 1 : holds(m.from - 1, m.under) ? m.from : Consumer::NoWork;
     if (m.at < give)
       given.push_back({m.at, from});
     else
-      marks[kept++] = {uint32_t(m.at - give), m.from == Mark::Pending ? m.from : uint32_t(m.from - give), m.redex,
+      marks[kept++] = {uint32_t(m.at - give), m.from == Mark::Unknown ? m.from : uint32_t(m.from - give), m.redex,
                        m.under};
   }
   marks.resize(kept);
