@@ -348,8 +348,22 @@ std::optional<Ordering> newOrder(const Template &t, const std::vector<ArgumentUs
   for (uint32_t n : t.switches)
     if (t.redexOf[n] != None)
       switchesOf[t.redexOf[n]].push_back(n);
+  // What each call needs for the arguments it demands, apart from what the
+  // switches of its own redex tree need (DefInfo::consumers): such a
+  // switch waits for its number while the call goes on (a walk of a list's
+  // head that compares its result with the tail's at the end).
+  std::vector<llvm::SmallVector<uint32_t, 2>> needs(t.redexCount);
   w.reset();
   for (uint32_t r = 0; r < t.redexCount; ++r) {
+    const Template::Call &call = t.calls[r];
+    if (call.callee != None && uses[call.callee].demanded != 0) {
+      w.start();
+      seedDemand(w, t, uses, r);
+      if (w.run())
+        for (uint32_t p : w.producers)
+          if (p != r)
+            needs[r].push_back(p);
+    }
     w.start();
     seedDemand(w, t, uses, r);
     for (uint32_t n : switchesOf[r])
@@ -391,11 +405,11 @@ std::optional<Ordering> newOrder(const Template &t, const std::vector<ArgumentUs
     position[order[k]] = k;
   for (uint32_t k = 0; k < order.size(); ++k) {
     out.moved |= order[k] != k;
-    if (k >= 32 || after[order[k]].empty())
+    if (k >= 32 || needs[order[k]].empty())
       continue;
     out.consumers |= uint32_t(1) << k;
     uint32_t first = None;
-    for (uint32_t p : after[order[k]])
+    for (uint32_t p : needs[order[k]])
       first = std::min(first, position[p]);
     if (first < 32)
       out.producers |= uint32_t(1) << first;

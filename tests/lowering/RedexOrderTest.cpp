@@ -105,6 +105,22 @@ TEST_CASE("the calls that need the redexes linked after them are marked, and whe
   }
 }
 
+TEST_CASE("a call is not marked for a switch in its own redex that waits for another's result") {
+  // The first count's result is compared with the second's by a switch in
+  // its redex. The second runs first, as written; but the first count needs
+  // nothing of it to go on, so another thread may run it meanwhile.
+  Ordered o(R"(
+@main = r
+  & @count ~ (10 $([>] $(h ?((1 (* 2)) r))))
+  & @count ~ (20 h)
+@count = (?((0 @count/s) f) f)
+@count/s = (p r) & @count ~ (p $([+1] r))
+)");
+  CHECK(o.callees("main") == Names{"count", "count"});
+  CHECK(o.def("main").consumers == 0);
+  CHECK(o.def("main").producers == 0);
+}
+
 TEST_CASE("what each definition does with its arguments") {
   Ordered o(Bitonic);
   lowering::RedexOrderReport again = lowering::orderRedexes(*o.book);
