@@ -5,6 +5,7 @@
 #include "PolarizedBook.h"
 #include "runtime/common/Numeric.h"
 #include "runtime/common/Term.h"
+#include "tests/runtime/TestNets.h"
 
 #include <doctest/doctest.h>
 
@@ -42,36 +43,7 @@ struct Ordered : test::Polarized {
 using Names = std::vector<std::string>;
 
 // A sort whose merge switches on the leaves the two sorts before it produce.
-constexpr const char *Bitonic = R"(
-@main = r & @gen ~ (3 (0 t)) & @sort ~ (3 (0 (t s))) & @check ~ (3 (0 (s r)))
-@gen = (?((@gen/leaf @gen/node) f) f)
-@gen/leaf = ($([*7] r) r)
-@gen/node = ({d1 d2} ({$([*2] a) $([*2] $([+1] b))} (l m)))
-  &! @gen ~ (d1 (a l))
-  &! @gen ~ (d2 (b m))
-@sort = (?(((* (t t)) @sort/node) f) f)
-@sort/node = ({d1 {d2 $([+1] d3)}} (s ((a b) r)))
-  &! @sort ~ (d1 (0 (a l)))
-  &! @sort ~ (d2 (1 (b m)))
-  & @flow ~ (d3 (s ((l m) r)))
-@flow = (?(((* (t t)) @flow/node) f) f)
-@flow/node = ({d1 {d2 d3}} ({s1 {s2 s3}} ((a b) (x y))))
-  & @warp ~ (d1 (s1 (a (b (u v)))))
-  &! @flow ~ (d2 (s2 (u x)))
-  &! @flow ~ (d3 (s3 (v y)))
-@warp = (?((@warp/leaf @warp/node) f) f)
-@warp/leaf = (s ({$([>] $(b1 $([^] $(s k)))) a2} ({b1 b2} r)))
-  & @swap ~ (k (a2 (b2 r)))
-@warp/node = ({d1 d2} ({s1 s2} ((al ar) ((bl br) ((l1 r1) (l2 r2))))))
-  &! @warp ~ (d1 (s1 (al (bl (l1 l2)))))
-  &! @warp ~ (d2 (s2 (ar (br (r1 r2)))))
-@swap = (?(((a (b (a b))) (* (c (d (d c))))) f) f)
-@check = (?((@check/leaf @check/node) f) f)
-@check/leaf = ($([+1] $([*] $(v r))) (v r))
-@check/node = ({d1 d2} ({$([*2] i) $([*2] $([+1] j))} ((a b) r)))
-  &! @check ~ (d1 (i (a $([+] $(t r)))))
-  &! @check ~ (d2 (j (b t)))
-)";
+const std::string Bitonic = testing::nets::bitonic(3);
 
 TEST_CASE("a call that switches on another redex's result is linked before it, so it runs after") {
   Ordered o(Bitonic);

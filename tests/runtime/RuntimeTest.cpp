@@ -276,39 +276,10 @@ TEST_CASE("parallel programs give the same result and count on every thread coun
 }
 
 TEST_CASE("calls given to other threads before the work they need is done: the same result and count") {
-  // A bitonic sort: each merge needs the two sorts linked after it, and two
-  // merges need the same comparisons (DefInfo::consumers). Which thread
-  // runs what changes from run to run; the result and counts do not.
-  const char *program = R"(
-@main = r & @gen ~ (9 (0 t)) & @sort ~ (9 (0 (t s))) & @check ~ (9 (0 (s r)))
-@gen = (?((@gen/leaf @gen/node) f) f)
-@gen/leaf = ($([*40503] $([&65535] r)) r)
-@gen/node = ({d1 d2} ({$([*2] a) $([*2] $([+1] b))} (l m)))
-  &! @gen ~ (d1 (a l))
-  &! @gen ~ (d2 (b m))
-@sort = (?(((* (t t)) @sort/node) f) f)
-@sort/node = ({d1 {d2 $([+1] d3)}} (s ((a b) r)))
-  &! @sort ~ (d1 (0 (a l)))
-  &! @sort ~ (d2 (1 (b m)))
-  & @flow ~ (d3 (s ((l m) r)))
-@flow = (?(((* (t t)) @flow/node) f) f)
-@flow/node = ({d1 {d2 d3}} ({s1 {s2 s3}} ((a b) (x y))))
-  & @warp ~ (d1 (s1 (a (b (u v)))))
-  &! @flow ~ (d2 (s2 (u x)))
-  &! @flow ~ (d3 (s3 (v y)))
-@warp = (?((@warp/leaf @warp/node) f) f)
-@warp/leaf = (s ({$([>] $(b1 $([^] $(s k)))) a2} ({b1 b2} r)))
-  & @swap ~ (k (a2 (b2 r)))
-@warp/node = ({d1 d2} ({s1 s2} ((al ar) ((bl br) ((l1 r1) (l2 r2))))))
-  &! @warp ~ (d1 (s1 (al (bl (l1 l2)))))
-  &! @warp ~ (d2 (s2 (ar (br (r1 r2)))))
-@swap = (?(((a (b (a b))) (* (c (d (d c))))) f) f)
-@check = (?((@check/leaf @check/node) f) f)
-@check/leaf = ($([+1] $([*] $(v r))) (v r))
-@check/node = ({d1 d2} ({$([*2] i) $([*2] $([+1] j))} ((a b) r)))
-  &! @check ~ (d1 (i (a $([+] $(t r)))))
-  &! @check ~ (d2 (j (b t)))
-)";
+  // A bitonic sort (nets::bitonic): which thread runs what changes from run
+  // to run; the result and counts do not.
+  const std::string text = nets::bitonic(9);
+  const char *program = text.c_str();
   auto one = runText(program, 1);
   REQUIRE(one.run.status == rt::RunStatus::Ok);
   // The sum of (i + 1) * value over the sorted values, 24-bit.

@@ -99,4 +99,41 @@ inline std::string loop(unsigned n) {
 )";
 }
 
+/// A bitonic sort of 2^depth keys (x * 40503) & 65535 held in a tree of
+/// tuples, then the sum of (i + 1) * key over the sorted positions (u24).
+/// Each merge needs the two sorts linked after it, and two merges need the
+/// same comparisons (see DefInfo::consumers).
+inline std::string bitonic(unsigned depth) {
+  std::string d = std::to_string(depth);
+  return "@main = r & @gen ~ (" + d + " (0 t)) & @sort ~ (" + d + " (0 (t s))) & @check ~ (" + d + R"( (0 (s r)))
+@gen = (?((@gen/leaf @gen/node) f) f)
+@gen/leaf = ($([*40503] $([&65535] r)) r)
+@gen/node = ({d1 d2} ({$([*2] a) $([*2] $([+1] b))} (l m)))
+  &! @gen ~ (d1 (a l))
+  &! @gen ~ (d2 (b m))
+@sort = (?(((* (t t)) @sort/node) f) f)
+@sort/node = ({d1 {d2 $([+1] d3)}} (s ((a b) r)))
+  &! @sort ~ (d1 (0 (a l)))
+  &! @sort ~ (d2 (1 (b m)))
+  & @flow ~ (d3 (s ((l m) r)))
+@flow = (?(((* (t t)) @flow/node) f) f)
+@flow/node = ({d1 {d2 d3}} ({s1 {s2 s3}} ((a b) (x y))))
+  & @warp ~ (d1 (s1 (a (b (u v)))))
+  &! @flow ~ (d2 (s2 (u x)))
+  &! @flow ~ (d3 (s3 (v y)))
+@warp = (?((@warp/leaf @warp/node) f) f)
+@warp/leaf = (s ({$([>] $(b1 $([^] $(s k)))) a2} ({b1 b2} r)))
+  & @swap ~ (k (a2 (b2 r)))
+@warp/node = ({d1 d2} ({s1 s2} ((al ar) ((bl br) ((l1 r1) (l2 r2))))))
+  &! @warp ~ (d1 (s1 (al (bl (l1 l2)))))
+  &! @warp ~ (d2 (s2 (ar (br (r1 r2)))))
+@swap = (?(((a (b (a b))) (* (c (d (d c))))) f) f)
+@check = (?((@check/leaf @check/node) f) f)
+@check/leaf = ($([+1] $([*] $(v r))) (v r))
+@check/node = ({d1 d2} ({$([*2] i) $([*2] $([+1] j))} ((a b) r)))
+  &! @check ~ (d1 (i (a $([+] $(t r)))))
+  &! @check ~ (d2 (j (b t)))
+)";
+}
+
 } // namespace bendc::testing::nets
