@@ -270,7 +270,7 @@ private:
   void scrub();
   void takeReturned();
   void shareWork();
-  bool takeFromPool(bool force);
+  bool takeFromPool();
   void poolChanged() { shared.poolSize.store(shared.pool.open(), std::memory_order_relaxed); }
   bool waitForWork();
   bool runArrivedCall(uint32_t need);
@@ -447,18 +447,19 @@ void Worker::shareWork() {
   }
   marks.resize(kept);
   std::lock_guard<std::mutex> lock(shared.poolMutex);
-  shared.pool.give(stack.data(), give, given.data(), given.size(), owe);
+  bool some = shared.pool.give(stack.data(), give, given.data(), given.size(), owe);
   poolChanged();
   stack.erase(stack.begin(), stack.begin() + ptrdiff_t(give));
-  shared.poolCv.notify_all();
+  if (some)
+    shared.poolCv.notify_all();
 }
 
 /// Moves half of what the pool lets go (at least one redex) onto this
-/// worker's empty stack; false when nothing may go. `force`: calls still
-/// waiting for others' work go too. The caller holds poolMutex.
-bool Worker::takeFromPool(bool force) {
+/// worker's empty stack; false when nothing may go. The caller holds
+/// poolMutex.
+bool Worker::takeFromPool() {
   marks.clear();
-  if (!shared.pool.take(stack, owe, force))
+  if (!shared.pool.take(stack, owe))
     return false;
   poolChanged();
   return true;
@@ -467,24 +468,26 @@ bool Worker::takeFromPool(bool force) {
 bool Worker::waitForWork() {
   std::unique_lock<std::mutex> lock(shared.poolMutex);
   ++shared.idle;
-  if (WorkPool::pay(owe)) {
+  // What this stack's work held back may go now: this worker takes it
+  // first, and wakes the others only for what it leaves.
+  if (shared.pool.pay(owe))
     poolChanged();
-    shared.poolCv.notify_all();
-  }
+  auto took = [&] {
+    --shared.idle;
+    if (shared.pool.open() != 0 && shared.hungry.load(std::memory_order_relaxed) != 0)
+      shared.poolCv.notify_all();
+    return true;
+  };
   while (true) {
     if (shared.done)
       return false;
-    if (takeFromPool(false)) {
-      --shared.idle;
-      return true;
-    }
+    if (takeFromPool())
+      return took();
     if (shared.idle == shared.threads) {
       // Every stack is empty, so every piece of work a gate counts is done
-      // or in the pool: whatever is left goes.
-      if (takeFromPool(true)) {
-        --shared.idle;
-        return true;
-      }
+      // or in the pool: whatever is held goes.
+      if (shared.pool.releaseAll() && takeFromPool())
+        return took();
       shared.done = true;
       shared.poolCv.notify_all();
       return false;

@@ -8,16 +8,19 @@
 // call's whole net while the producer still runs, to wait there for its
 // numbers (a bitonic sort's merges, built before the leaves exist).
 //
-// So a given call is gated: a Join counts the pieces of the work that was
-// above it when it was given (redexes in the pool, or a worker's whole
-// stack), and the call is taken only once that count is zero. A piece is
-// counted in exactly one join, the gate of the nearest call below it. The
-// work above a gated call that is itself gated is counted in its own gate,
-// which that call waits for: a gate is open only when everything above its
-// call is done, however deep. A worker owes the join its stack belongs to
-// and pays it when the stack is empty. Joins only hold back; when every
-// worker is idle, whatever is left is taken anyway, so nothing waits for
-// ever whatever the counts say.
+// So a given call is gated: a Join counts the pieces of the work it needs
+// (redexes in the pool, or a worker's whole stack), and the call is held in
+// its join until that count is zero. A piece is counted in exactly one
+// join, the gate of the nearest call below it whose work it is; a gated
+// call is itself a piece of the join below it, so a gate opens only when
+// everything it stands for is done, however deep. A worker owes the join
+// its stack belongs to and pays it when the stack is empty. Joins only hold
+// back; when every worker is idle, whatever is held is let go anyway, so
+// nothing waits for ever whatever the counts say.
+//
+// Every operation costs in proportion to the redexes it moves, never to
+// the size of the pool: a deep recursion whose every level waits for the
+// one below gives a held call at every share.
 //
 // Not thread-safe: the caller holds the pool's mutex.
 #pragma once
@@ -39,10 +42,14 @@ struct Redex {
 };
 
 /// Pieces of work still to finish before a gated call may run. A join that
-/// reaches zero counts as one piece done of its parent, if any.
+/// reaches zero counts as one piece done of its parent, if any, and lets go
+/// of the call it holds.
 struct Join {
   uint32_t count = 0;
   Join *parent = nullptr;
+  bool holds = false; // `call` waits here
+  Redex call{};
+  Join *member = nullptr; // the join `call` is counted in
 };
 
 /// A call that needs work above it, at stack position `at`: the redexes
@@ -59,7 +66,8 @@ public:
   /// Gives the `n` oldest redexes of a stack (oldest first); `calls` are
   /// the ones that need work above them (by increasing position, each below
   /// `n`). `owe` is the join the giver's stack is counted in; it becomes the
-  /// one the rest of the stack, kept by the giver, is counted in.
+  /// one the rest of the stack, kept by the giver, is counted in. True when
+  /// some of them may be taken now.
   ///
   /// A redex is counted in the gate of the nearest call below it whose work
   /// it is part of, else where that call is counted. A call that sits
@@ -67,7 +75,7 @@ public:
   /// comparisons) has the other's gate as its gate's parent: the work above
   /// both is counted in the upper one's gate, which the lower one's waits
   /// for. The rest of the stack is counted in the gate of the topmost call.
-  void give(const Redex *items, size_t n, const Consumer *calls, size_t callCount, Join *&owe) {
+  bool give(const Redex *items, size_t n, const Consumer *calls, size_t callCount, Join *&owe) {
     struct Open {
       uint32_t from;
       Join *gate;
@@ -79,6 +87,7 @@ public:
           return open[k].gate;
       return owe;
     };
+    const size_t first = ready.size();
     size_t m = 0;
     for (size_t p = 0; p < n; ++p) {
       Item it{items[p], memberAt(p), nullptr};
@@ -96,86 +105,110 @@ public:
         }
         ++m;
       }
-      pool.push_back(it);
+      ready.push_back(it); // held ones leave below, once every count is known
     }
-    if (open.empty())
-      return;
-    Join *kept = open.back().gate;
-    ++kept->count; // the giver's stack
-    if (owe)
-      --owe->count; // its part is now counted in a call given now, which owe counts
-    owe = kept;
+    if (!open.empty()) {
+      Join *kept = open.back().gate;
+      ++kept->count; // the giver's stack
+      Join *was = owe;
+      owe = kept;
+      settle(was); // its part is now counted in a call given now, which it counts
+    }
+    // The calls whose work is still to do wait in their gates.
+    size_t to = first;
+    for (size_t k = first; k < ready.size(); ++k) {
+      Item &it = ready[k];
+      if (it.gate && it.gate->count != 0) {
+        it.gate->holds = true;
+        it.gate->call = it.redex;
+        it.gate->member = it.member;
+        ++held;
+      } else {
+        ready[to++] = it;
+      }
+    }
+    ready.resize(to);
+    return to != first;
   }
 
   /// Moves up to half the redexes that may go (at least one) onto `stack`,
   /// the youngest on top, all counted in one join, which `owe` becomes (the
-  /// taker's stack is empty and owes nothing). `force`: gates are ignored.
-  /// False when none may go.
-  bool take(std::vector<Redex> &stack, Join *&owe, bool force = false) {
-    size_t want = std::max<size_t>(1, (force ? pool.size() : open()) / 2);
-    size_t first = stack.size();
-    Join *member = nullptr;
-    size_t k = pool.size();
-    size_t got = 0;
-    while (k-- > 0 && got < want) {
-      Item &it = pool[k];
-      if (!force && !mayGo(it))
-        continue;
-      if (got != 0 && it.member != member)
-        break;
-      member = it.member;
-      stack.push_back(it.redex);
-      it.taken = true;
-      ++got;
-    }
-    if (got == 0)
+  /// taker's stack is empty and owes nothing). False when none may go.
+  bool take(std::vector<Redex> &stack, Join *&owe) {
+    if (ready.empty())
       return false;
-    std::reverse(stack.begin() + ptrdiff_t(first), stack.end());
-    std::erase_if(pool, [](const Item &it) { return it.taken; });
+    size_t want = std::max<size_t>(1, ready.size() / 2);
+    Join *member = ready.back().member;
+    size_t from = ready.size();
+    while (from > 0 && ready.size() - from < want && ready[from - 1].member == member)
+      --from;
+    for (size_t k = from; k < ready.size(); ++k)
+      stack.push_back(ready[k].redex);
+    const size_t got = ready.size() - from;
+    ready.resize(from);
     if (member)
       member->count = member->count + 1 - uint32_t(got);
     owe = member;
     return true;
   }
 
-  /// The stack that owed `owe` is empty. True when that opened a gate.
-  static bool pay(Join *&owe) {
+  /// The stack that owed `owe` is empty. True when that let a call go.
+  bool pay(Join *&owe) {
     Join *j = owe;
     owe = nullptr;
-    bool opened = false;
-    while (j && --j->count == 0) {
-      opened = true;
-      j = j->parent;
-    }
-    return opened;
+    return settle(j);
+  }
+
+  /// Lets every held call go, whatever its gate says: for when no worker
+  /// has anything left to do. True when there was one.
+  bool releaseAll() {
+    if (held == 0)
+      return false;
+    for (Join &j : joins)
+      if (j.holds)
+        letGo(j);
+    return true;
   }
 
   /// Redexes that may be taken now.
-  size_t open() const {
-    size_t n = 0;
-    for (const Item &it : pool)
-      n += mayGo(it);
-    return n;
-  }
-  bool empty() const { return pool.empty(); }
-  size_t size() const { return pool.size(); }
-  /// Forgets every join; the pool is empty between rounds.
+  size_t open() const { return ready.size(); }
+  bool empty() const { return ready.empty() && held == 0; }
+  size_t size() const { return ready.size() + held; }
+  /// Forgets every join; only when the pool is empty (between rounds).
   void reset() {
-    pool.clear();
-    joins.clear();
+    if (empty())
+      joins.clear();
   }
 
 private:
   struct Item {
     Redex redex;
     Join *member; // the join this redex is counted in; null: none
-    Join *gate;   // the call waits for it to be zero; null: goes at once
-    bool taken = false;
+    Join *gate;   // while giving: the call's gate, if it has one
   };
-  static bool mayGo(const Item &it) { return !it.gate || it.gate->count == 0; }
 
-  std::vector<Item> pool; // oldest first
-  std::deque<Join> joins; // stable addresses
+  /// One piece of `j`'s work is done; a join that reaches zero lets its
+  /// call go and counts as a piece done of its parent. True when a call
+  /// was let go.
+  bool settle(Join *j) {
+    llvm::SmallVector<Join *, 4> go; // youngest call first
+    for (; j && --j->count == 0; j = j->parent)
+      if (j->holds)
+        go.push_back(j);
+    // The youngest goes on top, as it would have run first on one stack.
+    for (size_t k = go.size(); k-- > 0;)
+      letGo(*go[k]);
+    return !go.empty();
+  }
+  void letGo(Join &j) {
+    j.holds = false;
+    --held;
+    ready.push_back({j.call, j.member, nullptr});
+  }
+
+  std::vector<Item> ready; // may be taken, oldest first
+  size_t held = 0;         // calls held in their gates
+  std::deque<Join> joins;  // stable addresses
 };
 
 } // namespace bendc::rt

@@ -275,6 +275,27 @@ TEST_CASE("parallel programs give the same result and count on every thread coun
   CHECK(runText(nets::tree(12).c_str()).result == nets::sumResult(12));
 }
 
+TEST_CASE("a recursion whose every level waits for the one below runs on several threads") {
+  // g switches on what the call of f below returns: every level's g is
+  // marked, and every share while the other thread waits gives some away.
+  const char *program = R"(
+@main = r & @f ~ (100000 r)
+@f = (?((0 @f/s) r) r)
+@f/s = (p r) & @g ~ (x r) & @f ~ (p x)
+@g = (?((1 (* 2)) r) r)
+)";
+  auto one = runText(program, 1);
+  REQUIRE(one.run.status == rt::RunStatus::Ok);
+  CHECK(one.result == "2");
+  for (unsigned threads : {2u, 4u}) {
+    CAPTURE(threads);
+    auto many = runText(program, threads);
+    REQUIRE(many.run.status == rt::RunStatus::Ok);
+    CHECK(many.result == one.result);
+    CHECK(many.run.stats.byRule == one.run.stats.byRule);
+  }
+}
+
 TEST_CASE("calls given to other threads before the work they need is done: the same result and count") {
   // A bitonic sort (nets::bitonic): which thread runs what changes from run
   // to run; the result and counts do not.

@@ -74,9 +74,9 @@ TEST_CASE("a merge given away waits for both sorts, wherever they run") {
   CHECK(took == owe); // both sorts count in the merge's gate
   CHECK(pool.open() == 0);
   CHECK_FALSE(pool.take(taker, took));
-  CHECK_FALSE(WorkPool::pay(took)); // one sort done: the merge still waits
+  CHECK_FALSE(pool.pay(took)); // one sort done: the merge still waits
   CHECK(pool.open() == 0);
-  CHECK(WorkPool::pay(owe)); // the other: it goes
+  CHECK(pool.pay(owe)); // the other: it goes
   CHECK(owe == nullptr);
   taker.clear();
   REQUIRE(pool.take(taker, took));
@@ -99,9 +99,9 @@ TEST_CASE("two merges of the same comparisons wait for them, not for each other"
   REQUIRE(pool.take(taker, took));
   CHECK(names(taker) == Names{22});
   CHECK(took == owe);
-  CHECK_FALSE(WorkPool::pay(owe));
+  CHECK_FALSE(pool.pay(owe));
   CHECK(pool.open() == 0);
-  CHECK(WorkPool::pay(took)); // the comparisons are done: both merges go
+  CHECK(pool.pay(took)); // the comparisons are done: both merges go
   CHECK(pool.open() == 2);
   taker.clear();
   REQUIRE(pool.take(taker, took));
@@ -130,7 +130,7 @@ TEST_CASE("a call whose work has run goes at once; one whose work the giver kept
   CHECK(names(taker) == Names{31}); // 32, younger, is held back
   CHECK(took == nullptr);
   CHECK(pool.open() == 1);
-  CHECK(WorkPool::pay(owe)); // the giver's stack, 32's work, is done
+  CHECK(pool.pay(owe)); // the giver's stack, 32's work, is done
   CHECK(pool.open() == 2);
 }
 
@@ -155,16 +155,16 @@ TEST_CASE("what a taker owes is paid into the join of the call below it") {
   Join *oweC = nullptr;
   REQUIRE(pool.take(c, oweC));
   CHECK(names(c) == Names{51});
-  CHECK_FALSE(WorkPool::pay(oweA));
-  CHECK_FALSE(WorkPool::pay(oweC));
-  CHECK(WorkPool::pay(oweB)); // the inner merge's sorts are done: it goes
+  CHECK_FALSE(pool.pay(oweA));
+  CHECK_FALSE(pool.pay(oweC));
+  CHECK(pool.pay(oweB)); // the inner merge's sorts are done: it goes
   CHECK(pool.open() == 1);
   std::vector<Redex> d;
   Join *oweD = nullptr;
   REQUIRE(pool.take(d, oweD));
   CHECK(names(d) == Names{50});
   CHECK(pool.open() == 0); // the outer merge waits for the inner one
-  CHECK(WorkPool::pay(oweD));
+  CHECK(pool.pay(oweD));
   CHECK(pool.open() == 1);
 }
 
@@ -177,7 +177,35 @@ TEST_CASE("when every worker is idle, a call still held back goes anyway") {
   std::vector<Redex> taker;
   Join *took = nullptr;
   CHECK_FALSE(pool.take(taker, took));
-  REQUIRE(pool.take(taker, took, /*force=*/true));
+  CHECK(pool.size() == 1);
+  REQUIRE(pool.releaseAll());
+  REQUIRE(pool.take(taker, took));
   CHECK(names(taker) == Names{60});
   CHECK(pool.empty());
+}
+
+TEST_CASE("a recursion whose every level waits for the one below: its calls go back youngest first") {
+  // Each share gives one call that needs everything above it, and keeps
+  // the rest: the pool holds them all, and lets each go once the one
+  // above it has run.
+  WorkPool pool;
+  Join *owe = nullptr;
+  constexpr unsigned Depth = 1000;
+  for (unsigned k = 0; k < Depth; ++k) {
+    std::vector<Redex> s = stackOf({k, 100000 + k});
+    const Consumer call{0, 1};
+    CHECK_FALSE(pool.give(s.data(), 1, &call, 1, owe)); // nothing to take yet
+  }
+  CHECK(pool.open() == 0);
+  CHECK(pool.size() == Depth);
+  for (unsigned k = Depth; k-- > 0;) {
+    CAPTURE(k);
+    REQUIRE(pool.pay(owe)); // the work above call k is done
+    std::vector<Redex> s;
+    REQUIRE(pool.take(s, owe));
+    CHECK(names(s) == Names{k});
+    CHECK(pool.open() == 0);
+  }
+  CHECK(pool.empty());
+  CHECK_FALSE(pool.pay(owe));
 }
