@@ -296,7 +296,7 @@ private:
   /// Others may take work from this one: calls that need the work above
   /// them are marked.
   bool sharing;
-  /// Where marked calls sit in the stack, lowest first (see markLinked).
+  /// Where marked calls sit in the stack, lowest first (see markExpanded).
   /// A mark whose redex has left its place is ignored and dropped.
   struct Mark {
     static constexpr uint32_t Unknown = ~0u; // where its work starts is not known
