@@ -351,21 +351,18 @@ std::optional<Ordering> newOrder(const Template &t, const std::vector<ArgumentUs
   // What each call needs for the arguments it demands, apart from what the
   // switches of its own redex tree need (DefInfo::consumers): such a
   // switch waits for its number while the call goes on (a walk of a list's
-  // head that compares its result with the tail's at the end).
+  // head that compares its result with the tail's at the end). One walk:
+  // the demanded arguments first, then on from the switches.
   std::vector<llvm::SmallVector<uint32_t, 2>> needs(t.redexCount);
   w.reset();
   for (uint32_t r = 0; r < t.redexCount; ++r) {
-    const Template::Call &call = t.calls[r];
-    if (call.callee != None && uses[call.callee].demanded != 0) {
-      w.start();
-      seedDemand(w, t, uses, r);
-      if (w.run())
-        for (uint32_t p : w.producers)
-          if (p != r)
-            needs[r].push_back(p);
-    }
     w.start();
     seedDemand(w, t, uses, r);
+    if (!w.run())
+      return std::nullopt;
+    for (uint32_t p : w.producers)
+      if (p != r)
+        needs[r].push_back(p);
     for (uint32_t n : switchesOf[r])
       w.consumed(n);
     if (!w.run())
