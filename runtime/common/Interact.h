@@ -202,19 +202,25 @@ template <bool NumbersNow = true, class Ctx> BENDC_HD_HOT void link(Ctx &c, Term
 }
 
 namespace detail {
-/// Before a definition's redexes are linked: where the context's stack
-/// stands, when it marks the calls among them that need others (else 0).
-template <class Ctx> BENDC_HD size_t redexesStart(Ctx &c, const DefInfo &def) {
+/// Links the redexes of a copy of `def`, in order: `sides` holds two
+/// entries per redex (negative, positive), each made a term by `make`. A
+/// context that marks the calls that need others (MarksConsumers) is told
+/// where they went. Returns the entry after the last redex's.
+template <class Ctx, class T, class Make>
+BENDC_HD_HOT const T *linkRedexes(Ctx &c, const DefInfo &def, const T *sides, Make make) {
+  // Locals: stores into net memory could alias the book as far as the
+  // compiler knows.
+  const uint32_t count = def.redexCount;
+  size_t start = 0;
   if constexpr (MarksConsumers<Ctx>)
     if (BENDC_RARE(def.consumers != 0))
-      return c.stackDepth();
-  return 0;
-}
-/// After they are linked.
-template <class Ctx> BENDC_HD void redexesLinked(Ctx &c, const DefInfo &def, size_t start) {
+      start = c.stackDepth();
+  for (uint32_t r = 0; r < count; ++r, sides += 2)
+    link(c, make(sides[0]), make(sides[1]));
   if constexpr (MarksConsumers<Ctx>)
     if (BENDC_RARE(def.consumers != 0))
       c.markExpanded(def, start);
+  return sides;
 }
 } // namespace detail
 
@@ -511,10 +517,7 @@ BENDC_HD_HOT Term copyByShape(Ctx &c, const DefInfo &def, const CopyVariant &v, 
   }
   // Reading the root before linking: linking may hand nodes to other threads.
   const Term root = levels ? 0 : make(s[2 * def.redexCount]);
-  const size_t start = redexesStart(c, def);
-  for (uint32_t r = 0; r < def.redexCount; ++r, s += 2)
-    link(c, make(s[0]), make(s[1]));
-  redexesLinked(c, def, start);
+  s = linkRedexes(c, def, s, make);
   if (plan)
     for (unsigned k = 0; k < plan->lateCount; ++k, s += 2)
       link(c, make(s[0]), make(s[1]));
@@ -562,7 +565,7 @@ template <bool Planned = false, class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t
   const DefInfo &def = c.defs[id];
   // Locals: stores into net memory could alias the book as far as the
   // compiler knows, and these are read on every iteration.
-  const uint32_t nodes = def.nodeCount, redexes = def.redexCount;
+  const uint32_t nodes = def.nodeCount;
   const Term *slots = c.bookSlots + def.firstSlot;
   const Term *rdx = c.bookRedexes + def.firstRedex;
   Loc *locs = c.scratch;
@@ -648,19 +651,13 @@ template <bool Planned = false, class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t
   if (!against) {
     // Reading the root before linking: linking may hand nodes to other threads.
     Term r = reloc(def.root);
-    const size_t start = detail::redexesStart(c, def);
-    for (uint32_t i = 0; i < redexes; ++i)
-      link(c, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
-    detail::redexesLinked(c, def, start);
+    detail::linkRedexes(c, def, rdx, reloc);
     return r;
   }
   // The definition's redexes before the caller's values: the last redex
   // pushed runs first, so a number handed to a duplication below reaches
   // the calls it feeds before they run, and they take switchCall's path.
-  const size_t start = detail::redexesStart(c, def);
-  for (uint32_t i = 0; i < redexes; ++i)
-    link(c, reloc(rdx[2 * i]), reloc(rdx[2 * i + 1]));
-  detail::redexesLinked(c, def, start);
+  detail::linkRedexes(c, def, rdx, reloc);
   if constexpr (Planned)
     if (plan)
       for (unsigned k = 0; k < plan->lateCount; ++k)
