@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace bendc::rt {
 
@@ -67,6 +68,15 @@ struct RunStats {
   uint64_t peakNodes = 0;    // nodes ever handed out (memory high-water mark)
   std::string backend;       // "cpu" or "cuda (<device name>)"
   uint64_t ioCalls = 0;      // IO calls performed
+  /// A run on more than one CPU thread: what each thread did, the host's
+  /// first. A thread's waiting counts from the start of each round to its
+  /// first redex (a thread that starts late waits), and every time its stack
+  /// ran empty until it had work again or the round ended.
+  struct ThreadShare {
+    uint64_t interactions = 0;
+    double waitSeconds = 0;
+  };
+  std::vector<ThreadShare> perThread;
   /// A distributed run (RunOptions::distributed): the processes, the rounds
   /// they reduced in, and what crossed between them.
   struct Distribution {

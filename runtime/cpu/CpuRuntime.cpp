@@ -71,6 +71,10 @@ constexpr uint64_t SoloBudget = uint64_t(1) << 16;
 /// number has arrived.
 constexpr size_t ArrivalScan = 64;
 
+double secondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
 /// State every worker shares.
 struct Shared {
   Arena *arena = nullptr;
@@ -115,6 +119,8 @@ struct Shared {
   std::unique_ptr<Inbox[]> inboxes; // by worker
   /// The arena is used up: from now on every thread reuses what it frees.
   std::atomic<bool> tight{false};
+  /// When the current round started (RunStats::ThreadShare).
+  std::chrono::steady_clock::time_point roundStart;
 
   void fail(RunStatus status) {
     int expected = int(RunStatus::Ok);
@@ -246,6 +252,7 @@ public:
   }
 
   std::array<uint64_t, RuleCount> counts{};
+  double waitSeconds = 0; // see RunStats::ThreadShare
   /// The interactions of this worker, published now and then for the
   /// progress line.
   std::atomic<uint64_t> published{0};
@@ -466,6 +473,12 @@ bool Worker::takeFromPool() {
 }
 
 bool Worker::waitForWork() {
+  auto since = std::chrono::steady_clock::now();
+  struct Waited {
+    double &total;
+    std::chrono::steady_clock::time_point since;
+    ~Waited() { total += secondsSince(since); }
+  } waited{waitSeconds, since};
   std::unique_lock<std::mutex> lock(shared.poolMutex);
   ++shared.idle;
   // What this stack's work held back may go now: this worker takes it
@@ -529,6 +542,8 @@ void Worker::runLoop() {
     Deferring(bool &f, bool alone) : flag(f) { flag = alone; }
     ~Deferring() { flag = false; }
   } deferring(mayDefer, shared.threads == 1);
+  if (shared.threads > 1)
+    waitSeconds += secondsSince(shared.roundStart); // how late this thread began
   do {
     for (;;) {
       while (!stack.empty()) {
@@ -614,6 +629,7 @@ public:
     if (shared.threads == 1) {
       host.runLoop();
     } else {
+      shared.roundStart = std::chrono::steady_clock::now();
       std::vector<std::thread> pool;
       for (unsigned t = 1; t < shared.threads; ++t)
         pool.emplace_back([this, t] { workers[t]->runLoop(); });
@@ -717,6 +733,14 @@ RunResult runCpu(const Book &book, const RunOptions &options) {
       stats.byRule[r] += w->counts[r];
   for (uint64_t c : stats.byRule)
     stats.interactions += c;
+  if (threads > 1)
+    for (auto &w : workers) {
+      RunStats::ThreadShare share;
+      for (uint64_t c : w->counts)
+        share.interactions += c;
+      share.waitSeconds = w->waitSeconds;
+      stats.perThread.push_back(share);
+    }
 
   result.status = RunStatus(shared.failure.load());
   switch (result.status) {

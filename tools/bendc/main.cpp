@@ -133,6 +133,17 @@ void printStats(const rt::RunStats &s) {
   if (s.seconds > 0)
     outs() << format("- MIPS: %.2f\n", double(s.interactions) / s.seconds / 1e6);
   outs() << "- THREADS: " << s.threads << "\n";
+  // Each thread's interactions, then how long it waited for work: threads
+  // that did unequal shares in the same time ran at unequal speeds.
+  if (s.perThread.size() > 1) {
+    outs() << "- PER THREAD:";
+    for (const rt::RunStats::ThreadShare &t : s.perThread)
+      outs() << " " << t.interactions;
+    outs() << " interactions; waited";
+    for (const rt::RunStats::ThreadShare &t : s.perThread)
+      outs() << format(" %.1f", t.waitSeconds * 1e3);
+    outs() << " ms\n";
+  }
   // A node takes two 8-byte slots and a byte of bookkeeping.
   uint64_t bytes = s.peakNodes * 17;
   outs() << "- NODES: " << s.peakNodes << " ("

@@ -29,7 +29,7 @@ function(run_on backend prefix)
                   WORKING_DIRECTORY ${dir} INPUT_FILE /dev/null
                   OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
   # What must agree: the program's output and result, the counts by rule.
-  string(REGEX REPLACE "\n- (TIME|MIPS|THREADS|NODES|BACKEND|IO CALLS|SHARED):[^\n]*" "" out "${out}")
+  string(REGEX REPLACE "\n- (TIME|MIPS|THREADS|PER THREAD|NODES|BACKEND|IO CALLS|SHARED):[^\n]*" "" out "${out}")
   set(${prefix}_out "${out}" PARENT_SCOPE)
   set(${prefix}_err "${err}" PARENT_SCOPE)
   set(${prefix}_rc "${rc}" PARENT_SCOPE)

@@ -13,7 +13,7 @@ function(run_with prefix)
                   OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc TIMEOUT 300)
   string(REGEX MATCH "\n- CROSS-RANK: [0-9]+ messages" crossing "${out}")
   # What must agree: the program's output and result, the counts by rule.
-  string(REGEX REPLACE "\n- (TIME|MIPS|THREADS|NODES|BACKEND|RANKS|CROSS-RANK):[^\n]*" "" out "${out}")
+  string(REGEX REPLACE "\n- (TIME|MIPS|THREADS|PER THREAD|NODES|BACKEND|RANKS|CROSS-RANK):[^\n]*" "" out "${out}")
   set(${prefix}_out "${out}" PARENT_SCOPE)
   set(${prefix}_err "${err}" PARENT_SCOPE)
   set(${prefix}_rc "${rc}" PARENT_SCOPE)
