@@ -27,6 +27,12 @@ constexpr uint32_t ResultOk = 0, ResultErr = 1;
 constexpr uint32_t IoErrType = 0, IoErrName = 1, IoErrInner = 2;
 constexpr uint32_t ListNil = 0, ListCons = 1;
 constexpr uint32_t MagicHigh = 0xD0CA11, MagicLow = 0xFF1FF1;
+
+/// Whether `t` is the u24 number `value` (whatever marks it carries above its
+/// 32 bits, see ThroughVarBit).
+bool isNumber(Term t, uint32_t value) {
+  return tagOf(t) == tag::Num && numOf(t) == num::makeU24(value);
+}
 /// The most fields a constructor the host reads may have.
 constexpr unsigned MaxFields = 16;
 
@@ -656,8 +662,7 @@ struct IoSession::Impl {
         t = net->load(payloadOf(t));
       return t;
     };
-    return number(0) == numTerm(num::makeU24(MagicHigh)) &&
-           number(1) == numTerm(num::makeU24(MagicLow));
+    return isNumber(number(0), MagicHigh) && isNumber(number(1), MagicLow);
   }
 
   /// Puts `value`, found at the positive slot `slot` by `inspect`, in that
@@ -875,7 +880,7 @@ struct ReadOnly {
       return false;
     At high = resolve({load(magic.def, slotOf(nodeOf(magic.term), 0)), magic.def});
     At low = resolve({load(magic.def, slotOf(nodeOf(magic.term), 1)), magic.def});
-    return high.term == numTerm(num::makeU24(MagicHigh)) && low.term == numTerm(num::makeU24(MagicLow));
+    return isNumber(high.term, MagicHigh) && isNumber(low.term, MagicLow);
   }
 };
 

@@ -502,8 +502,8 @@ BENDC_HD_HOT Term copyByShape(Ctx &c, const DefInfo &def, const CopyVariant &v, 
                               unsigned levels, Loc *w, const Plan *plan) {
   w[shape::Zero] = 0;
   for (unsigned j = 0; j < levels; ++j) {
-    w[shape::Args + 2 * j] = level[j].arg[0];
-    w[shape::Args + 2 * j + 1] = level[j].arg[1];
+    w[shape::Args + 2 * j] = throughVar(level[j].arg[0]);
+    w[shape::Args + 2 * j + 1] = throughVar(level[j].arg[1]);
   }
   Loc *built = w + shape::Nodes;
   const uint32_t count = v.built;
@@ -634,7 +634,7 @@ template <bool Planned = false, class Ctx> BENDC_HD Term expand(Ctx &c, uint32_t
       uint64_t local = payloadOf(t);
       Loc l = locs[local >> 1];
       if (l & Fused)
-        return level[l & ~Fused].arg[local & 1];
+        return throughVar(level[l & ~Fused].arg[local & 1]);
       if constexpr (Planned)
         if (detail::isEvaluated(l))
           return value[2 * (l & ~Evaluated) + (local & 1)];
@@ -810,7 +810,10 @@ inline void planNumbers(DefInfo &def, const Term *bookSlots, std::vector<Plan> &
       uint64_t s = payloadOf(operand);
       uint32_t owner = uint32_t(s >> 1);
       if (int lvl = levelOf(owner); lvl >= 0) {
-        b = argReg(unsigned(lvl), unsigned(s & 1)); // relocated to the argument itself
+        // Relocated to the argument itself, which the built operator finds
+        // through the variable.
+        b = argReg(unsigned(lvl), unsigned(s & 1));
+        throughVar = 1;
       } else if (evalOf[owner] >= 0) {
         b = nodeRegs[unsigned(evalOf[owner])][s & 1];
         throughVar = 1;

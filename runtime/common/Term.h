@@ -116,6 +116,9 @@ BENDC_HD constexpr Numb numOf(Term t) { return Numb(payloadOf(t)); }
 /// in runtime/common/Book.h).
 inline constexpr Term ThroughVarBit = Term(1) << 48;
 BENDC_HD constexpr bool cameThroughVar(Term num) { return (num & ThroughVarBit) != 0; }
+/// A value put where the built net holds a variable bound to it (a caller's
+/// value in a call that fuses): a number gets the mark.
+BENDC_HD constexpr Term throughVar(Term t) { return tagOf(t) == tag::Num ? t | ThroughVarBit : t; }
 BENDC_HD constexpr uint32_t refOf(Term t) { return uint32_t(payloadOf(t)); }
 
 BENDC_HD constexpr bool isPending(Term t) { return (t & tag::PendBit) != 0; }
