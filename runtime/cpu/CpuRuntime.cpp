@@ -256,14 +256,14 @@ public:
   /// The interactions of this worker, published now and then for the
   /// progress line.
   std::atomic<uint64_t> published{0};
-
-private:
   uint64_t interactionsDone() const {
     uint64_t total = 0;
     for (uint64_t c : counts)
       total += c;
     return total;
   }
+
+private:
   void publish() { published.store(interactionsDone(), std::memory_order_relaxed); }
   bool reachedLimit();
   bool refill(uint64_t n);
@@ -473,12 +473,11 @@ bool Worker::takeFromPool() {
 }
 
 bool Worker::waitForWork() {
-  auto since = std::chrono::steady_clock::now();
   struct Waited {
     double &total;
     std::chrono::steady_clock::time_point since;
     ~Waited() { total += secondsSince(since); }
-  } waited{waitSeconds, since};
+  } waited{waitSeconds, std::chrono::steady_clock::now()};
   std::unique_lock<std::mutex> lock(shared.poolMutex);
   ++shared.idle;
   // What this stack's work held back may go now: this worker takes it
@@ -734,13 +733,8 @@ RunResult runCpu(const Book &book, const RunOptions &options) {
   for (uint64_t c : stats.byRule)
     stats.interactions += c;
   if (threads > 1)
-    for (auto &w : workers) {
-      RunStats::ThreadShare share;
-      for (uint64_t c : w->counts)
-        share.interactions += c;
-      share.waitSeconds = w->waitSeconds;
-      stats.perThread.push_back(share);
-    }
+    for (auto &w : workers)
+      stats.perThread.push_back({w->interactionsDone(), w->waitSeconds});
 
   result.status = RunStatus(shared.failure.load());
   switch (result.status) {
