@@ -138,7 +138,7 @@ struct IoSession::Impl {
       t = net->load(slotOf(nodeOf(t), 1));
     }
     // The chain ends in the lambda's body: the last application's result.
-    if (apps.empty() || apps.size() > MaxFields + 1 || t != subTerm() ||
+    if (apps.empty() || apps.size() > MaxFields + 1 || !isSub(t) ||
         net->load(slotOf(lam, 1)) != varTerm(slotOf(apps.back(), 1)))
       apps.clear();
     return apps;
@@ -869,7 +869,7 @@ struct ReadOnly {
       apps.push_back(nodeOf(t));
       t = load(top.def, slotOf(nodeOf(t), 1));
     }
-    if (apps.size() != 5 || t != subTerm() ||
+    if (apps.size() != 5 || !isSub(t) ||
         load(top.def, slotOf(lam, 1)) != varTerm(slotOf(apps.back(), 1)))
       return false;
     At tg = resolve({load(top.def, slotOf(apps[0], 0)), top.def});

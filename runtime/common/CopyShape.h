@@ -179,10 +179,24 @@ inline bool appendShape(const DefInfo &def, const Term *slots, const Term *redex
     }
     return {t, shape::Zero, 0};
   };
+  // An unbound variable in a built node whose variable is in a built node
+  // too knows where that variable is (subTermTo).
+  std::vector<int> varAt(2 * size_t(def.nodeCount), None);
+  for (uint32_t n = 0; n < def.nodeCount; ++n)
+    for (unsigned i = 0; i < 2 && builtAs[n] != None; ++i)
+      if (Term t = slots[2 * n + i]; tagOf(t) == tag::Var && payloadOf(t) < varAt.size())
+        varAt[payloadOf(t)] = int(2 * n + i);
+  auto slotStep = [&](uint32_t n, unsigned i) -> CopyStep {
+    Term t = slots[2 * n + i];
+    int at = varAt[2 * n + i];
+    if (tagOf(t) != tag::Sub || at == None)
+      return step(t);
+    return {makeTerm(tag::Sub, uint32_t(at) & 1), shape::Nodes + uint32_t(builtAs[uint32_t(at) >> 1]), 9};
+  };
   for (uint32_t n = 0; n < def.nodeCount; ++n)
     if (builtAs[n] != None) {
-      steps.push_back(step(slots[2 * n]));
-      steps.push_back(step(slots[2 * n + 1]));
+      steps.push_back(slotStep(n, 0));
+      steps.push_back(slotStep(n, 1));
     }
   for (uint32_t r = 0; r < 2 * def.redexCount; ++r)
     steps.push_back(step(redexes[r]));

@@ -1,7 +1,8 @@
 // A thread's supply of nodes: the ones it freed, on a list threaded through
-// slot 0 of each, then a range of nodes never used. Each CPU worker, each
-// device thread and the host between reductions keeps one; only its owner
-// touches it, so nothing here is atomic.
+// slot 0 of each (a MARK term, so that a free node is told from one in
+// use), then a range of nodes never used. Each CPU worker, each device
+// thread and the host between reductions keeps one; only its owner touches
+// it, so nothing here is atomic.
 #pragma once
 
 #include "runtime/common/HostDevice.h"
@@ -22,7 +23,7 @@ struct NodeStock {
   template <class Ctx> BENDC_HD Loc take(Ctx &c) {
     if (freeHead != 0) {
       Loc n = freeHead;
-      freeHead = c.load(slotOf(n, 0));
+      freeHead = payloadOf(c.load(slotOf(n, 0)));
       --freeCount;
       return n;
     }
@@ -31,7 +32,7 @@ struct NodeStock {
 
   /// Puts a garbage node on the list. `c.store` writes the link.
   template <class Ctx> BENDC_HD void give(Ctx &c, Loc node) {
-    c.store(slotOf(node, 0), freeHead);
+    c.store(slotOf(node, 0), makeTerm(tag::Mark, freeHead));
     freeHead = node;
     ++freeCount;
   }

@@ -102,6 +102,11 @@ BENDC_HD constexpr Loc nodeOf(Term t) { return payloadOf(t); }
 BENDC_HD constexpr Loc slotOf(Loc node, unsigned i) { return node * 2 + i; }
 BENDC_HD constexpr Term varTerm(Loc negSlot) { return makeTerm(tag::Var, negSlot); }
 BENDC_HD constexpr Term subTerm() { return makeTerm(tag::Sub, 0); }
+/// An unbound variable that knows where its positive end (the VAR pointing
+/// at it) was written: `back` is that slot. Only a hint (see
+/// Worker::writeArrivals in runtime/cpu/CpuRuntime.cpp); 0 when not known.
+BENDC_HD constexpr Term subTermTo(Loc back) { return makeTerm(tag::Sub, back); }
+BENDC_HD constexpr bool isSub(Term t) { return tagOf(t) == tag::Sub; }
 BENDC_HD constexpr Term nulTerm() { return makeTerm(tag::Nul, 0); }
 BENDC_HD constexpr Term eraTerm() { return makeTerm(tag::Era, 0); }
 BENDC_HD constexpr Term numTerm(Numb n) { return makeTerm(tag::Num, n); }

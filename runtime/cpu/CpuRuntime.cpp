@@ -70,6 +70,10 @@ constexpr uint64_t SoloBudget = uint64_t(1) << 16;
 /// How many of the latest put-off calls a worker looks at for one whose
 /// number has arrived.
 constexpr size_t ArrivalScan = 64;
+/// Values one interaction may leave waiting at slots whose variables' places
+/// are known (Worker::noteArrival): a few per node it consumes; past this a
+/// hint is dropped, which only leaves the value where it is.
+constexpr uint32_t ArrivalRoom = 256;
 
 double secondsSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -145,6 +149,7 @@ public:
   static constexpr bool NumbersAtLink = true; // the stack grows as needed
   static constexpr bool CopiesByShape = true;
   static constexpr bool MarksConsumers = true;
+  static constexpr bool NotesArrivals = true;
   const Term *bookSlots;
   const Term *bookRedexes;
   const DefInfo *defs;
@@ -188,6 +193,12 @@ public:
       uint32_t from = uint32_t(start) + uint32_t(__builtin_ctz(later));
       marks.push_back({at, from, stack[at], stack[from - 1]});
     }
+  }
+  /// Collected only by a worker alone, in runLoop (arrivalRoom is 0
+  /// elsewhere); a plain store, as a vector's growth check cost stress 9%.
+  void noteArrival(Loc slot, Loc back) {
+    if (arrivalCount < arrivalRoom)
+      arrivals[arrivalCount++] = {slot, back};
   }
   void push(Term neg, Term pos) {
     // The common case inline: a store and a bump; growing is out of line.
@@ -286,6 +297,8 @@ private:
     mayDefer = false;
     interact(*this, r.neg, r.pos, Rule::Call);
     mayDefer = true;
+    if (arrivalCount != 0)
+      writeArrivals();
   }
 
   Shared &shared;
@@ -296,6 +309,16 @@ private:
   /// once more, without being put off again, when the stack is empty.
   std::vector<Redex> deferred;
   bool mayDefer = false;
+  /// Values that arrived at an unbound variable that knew where its
+  /// variable was written (noteArrival), to be written there after the
+  /// interaction (writeArrivals).
+  struct Arrival {
+    Loc slot, back;
+  };
+  std::unique_ptr<Arrival[]> arrivals{new Arrival[ArrivalRoom]};
+  uint32_t arrivalCount = 0;
+  uint32_t arrivalRoom = 0; // ArrivalRoom while collecting, else 0
+  void writeArrivals();
   NodeStock nodes;
   uint64_t counted = 0; // interactions added to shared.interactionsSoFar
   unsigned id;
@@ -353,11 +376,11 @@ void Worker::scrub() {
     return;
   Loc prev = 0, n = nodes.freeHead;
   for (unsigned k = 0; k < ScrubDepth && n != 0; ++k) {
-    Loc next = load(slotOf(n, 0));
+    Loc next = payloadOf(load(slotOf(n, 0)));
     unsigned o = owner[n >> OwnerShift].load(std::memory_order_relaxed);
     if (o != id && o != NoOwner) {
       if (prev != 0)
-        store(slotOf(prev, 0), next);
+        store(slotOf(prev, 0), makeTerm(tag::Mark, next));
       else
         nodes.freeHead = next;
       --nodes.freeCount;
@@ -510,6 +533,32 @@ bool Worker::waitForWork() {
   }
 }
 
+/// A value waits at `slot` for the variable written at `back` to be read:
+/// written there instead, the value is found at once by whoever consumes
+/// that node, and the slot dies now, often with the node around it (the
+/// application a call returned its result into, dead otherwise). Between
+/// interactions, when no interaction holds a copy of any variable, the
+/// place is trusted only if it still holds the variable and its node is in
+/// use and whole: not free (MARK in slot 0) and with no dead slot. A node
+/// that was consumed is free, or keeps a substitution entry in one slot
+/// with the other dead, so an old copy of a variable that moved on is
+/// never taken for the variable. Anything else stays as it was.
+void Worker::writeArrivals() {
+  for (uint32_t k = 0; k < arrivalCount; ++k) {
+    const Arrival &a = arrivals[k];
+    Term v = load(a.slot);
+    Loc node = a.back >> 1, at = a.slot >> 1;
+    if (!isPositive(v) || isPending(v) || node == at || tagOf(load(slotOf(at, 0))) == tag::Mark)
+      continue;
+    if (dead[node] != 0 || tagOf(load(slotOf(node, 0))) == tag::Mark || load(a.back) != varTerm(a.slot))
+      continue;
+    // A number found where the net holds a variable: see throughVar.
+    store(a.back, throughVar(v));
+    detail::killSlot(*this, a.slot);
+  }
+  arrivalCount = 0;
+}
+
 /// Runs the latest call put off earlier whose number has arrived, the direct
 /// way; true when there was one. Only the latest few are looked at: older
 /// ones wait for a later look, or run the general way in the end.
@@ -541,6 +590,19 @@ void Worker::runLoop() {
     Deferring(bool &f, bool alone) : flag(f) { flag = alone; }
     ~Deferring() { flag = false; }
   } deferring(mayDefer, shared.threads == 1);
+  // Arrivals are collected only here and by a worker alone: with others, a
+  // place could be read by another thread while it is written.
+  struct Collecting {
+    Worker &w;
+    Collecting(Worker &w, bool alone) : w(w) {
+      w.arrivalCount = 0;
+      w.arrivalRoom = alone ? ArrivalRoom : 0;
+    }
+    ~Collecting() {
+      w.arrivalCount = 0;
+      w.arrivalRoom = 0;
+    }
+  } collecting(*this, shared.threads == 1);
   if (shared.threads > 1)
     waitSeconds += secondsSince(shared.roundStart); // how late this thread began
   do {
@@ -551,6 +613,8 @@ void Worker::runLoop() {
         Redex r = stack.back();
         stack.pop_back();
         interact(*this, r.neg, r.pos, ruleTable.rules[tagOf(r.neg)][tagOf(r.pos)]);
+        if (arrivalCount != 0)
+          writeArrivals();
         if ((++tick & 127) == 0) {
           if (shouldStop())
             return;

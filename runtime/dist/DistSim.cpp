@@ -301,7 +301,7 @@ void Sim::noteSwap(Loc slot, Term got) {
   if (o == cur) {
     if (scheme == Scheme::Rounds) {
       // A value that came in a message is there from its round on.
-      if (stamp[slot] > round && got != subTerm())
+      if (stamp[slot] > round && !isSub(got))
         waitFor(stamp[slot], cur);
       stamp[slot] = 0;
     }
@@ -318,7 +318,7 @@ void Sim::noteSwap(Loc slot, Term got) {
   send(cur, o, MessageBytes);
   uint64_t at = std::max<uint64_t>(round + 1, stamp[slot]);
   stamp[slot] = uint32_t(at);
-  if (got != subTerm())
+  if (!isSub(got))
     waitFor(at, o);
 }
 

@@ -432,7 +432,7 @@ void Rank::sendNode(Term node, Loc fresh, unsigned to) {
     }
     Term got = exchange(s, varTerm(slotOf(fresh, i)));
     v[i] = got;
-    if (got != subTerm())
+    if (!isSub(got))
       ++deadSlots; // the wire's other end came already: nothing will read the forward
   }
   detail::finishNode(*this, n, deadSlots);
@@ -440,9 +440,9 @@ void Rank::sendNode(Term node, Loc fresh, unsigned to) {
 }
 
 void Rank::receiveNode(Loc fresh, Term v0, Term v1) {
-  if (v0 != subTerm())
+  if (!isSub(v0))
     store(slotOf(fresh, 0), v0);
-  if (v1 != subTerm())
+  if (!isSub(v1))
     store(slotOf(fresh, 1), v1);
   auto it = awaiting.find(fresh);
   if (it == awaiting.end())
