@@ -493,6 +493,8 @@ private:
   TypingFacts facts;
   bool checkedDef = false; // the definition being emitted is type-checked
   llvm::DenseMap<const core::Term *, core::Term *> clones; // original -> copy, for match facts
+  /// The lift each of its placeholders (selfRef) stands for, until patched.
+  llvm::DenseMap<const core::Term *, Lift *> placeholderOf;
   size_t cloned = 0;
   static constexpr size_t kMaxCloned = 4'000'000;
 };

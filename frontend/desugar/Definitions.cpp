@@ -52,6 +52,7 @@ void Desugarer::emitDefinition(DefData &def) {
   }
   checkedDef = def.fun->checked();
   clones.clear();
+  placeholderOf.clear();
   size_t firstLift = lifts.size(), firstDef = prog.defs.size();
   liftsDone = 0;
   llvm::StringRef name = prog.save(def.name);
@@ -128,6 +129,7 @@ void Desugarer::applyArguments(const DefData &entry, llvm::ArrayRef<Expr *> args
   // The arguments become part of the entry's body, and are checked with it.
   checkedDef = entry.fun && entry.fun->checked();
   clones.clear();
+  placeholderOf.clear();
   std::vector<Term *> terms;
   for (size_t i = 0; i < args.size(); ++i) {
     defName = entry.name.str() + "__arg" + std::to_string(i + 1);

@@ -210,6 +210,12 @@ void Desugarer::recover(llvm::function_ref<void()> walk) {
   prog.defs.erase(prog.defs.begin() + defs, prog.defs.end());
   facts.defs.resize(std::min(facts.defs.size(), factDefs));
   lifts.resize(liftsMade);
+  // Placeholders of the lifts just dropped are gone with them.
+  for (auto it = placeholderOf.begin(); it != placeholderOf.end();) {
+    auto cur = it++;
+    if (!llvm::any_of(lifts, [&](const std::unique_ptr<Lift> &l) { return l.get() == cur->second; }))
+      placeholderOf.erase(cur);
+  }
   mapGets.resize(gets);
   liftCount = liftsBegun;
   liftsDone = finished;
@@ -245,6 +251,7 @@ void Desugarer::recordNamesOf(FunDecl *fun, FileScope &f) {
   freshCount = 0;
   checkedDef = false;
   clones.clear();
+  placeholderOf.clear();
   record = recorded;
   recover([&] { (void)function(fun); });
   resolveUnscoped();
@@ -438,6 +445,7 @@ core::Term *Desugarer::selfRef(Lift *lift, SourceRange range) {
   }
   Term *p = placeholder(lift->name, at(range));
   lift->selfRefs.push_back(p);
+  placeholderOf[p] = lift;
   return p;
 }
 
@@ -501,7 +509,19 @@ core::Term *Desugarer::cloneNode(Term *t) {
   switch (t->kind) {
   case TermKind::Var: return var(cast<core::VarTerm>(t)->name(), t->loc);
   case TermKind::Link: return prog.make<core::LinkTerm>(t->loc, cast<core::LinkTerm>(t)->name());
-  case TermKind::Ref: return ref(cast<core::RefTerm>(t)->name(), t->loc);
+  case TermKind::Ref: {
+    // A lift's placeholder (a fold's recursive call in a `use` value, say)
+    // is copied as one: its captures are appended when the lift closes.
+    auto it = placeholderOf.find(t);
+    if (it != placeholderOf.end() && !it->second->done && llvm::is_contained(it->second->selfRefs, t)) {
+      Lift *lift = it->second;
+      Term *p = placeholder(lift->name, t->loc);
+      lift->selfRefs.push_back(p);
+      placeholderOf[p] = lift;
+      return p;
+    }
+    return ref(cast<core::RefTerm>(t)->name(), t->loc);
+  }
   case TermKind::Era: return era(t->loc);
   case TermKind::Num: return prog.make<core::NumTerm>(t->loc, cast<core::NumTerm>(t)->value());
   case TermKind::Lam: {
