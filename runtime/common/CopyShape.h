@@ -180,7 +180,7 @@ inline bool appendShape(const DefInfo &def, const Term *slots, const Term *redex
     return {t, shape::Zero, 0};
   };
   // An unbound variable in a built node whose variable is in a built node
-  // too knows where that variable is (subTermTo).
+  // too carries where that variable is (see subTerm).
   std::vector<int> varAt(2 * size_t(def.nodeCount), None);
   for (uint32_t n = 0; n < def.nodeCount; ++n)
     for (unsigned i = 0; i < 2 && builtAs[n] != None; ++i)

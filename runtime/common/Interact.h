@@ -108,7 +108,7 @@ template <class Ctx> concept MarksConsumers = requires { requires Ctx::MarksCons
 
 /// A context that writes a value straight into the place of the variable
 /// waiting for it is told where values arrive at an unbound variable that
-/// knows its positive end (subTermTo):
+/// knows where its VAR was written (see subTerm):
 ///
 ///   static constexpr bool NotesArrivals = true;
 ///   void noteArrival(Loc slot, Loc back);
@@ -1396,7 +1396,7 @@ template <class Ctx> BENDC_HD_HOT void commute(Ctx &c, uint8_t nt, Loc n, uint8_
   }
   // Wire nc[i].aux[j] with pc[j].aux[i]: the negative end holds SUB, the
   // positive end a VAR pointing at it. The SUB does not say where the VAR
-  // is (subTermTo): church_exp's 28.7 million values that arrive here are
+  // is (see subTerm): church_exp's 28.7 million values that arrive here are
   // each read within a few interactions, and writing them into the VAR's
   // place first cost it 13%.
   for (unsigned i = 0; i < 2; ++i)

@@ -48,7 +48,7 @@ inline constexpr uint8_t Nul = 0x03;
 inline constexpr uint8_t Era = 0x04;
 inline constexpr uint8_t Num = 0x05;
 inline constexpr uint8_t Ref = 0x06;
-inline constexpr uint8_t Mark = 0x07; // a node on a free list (never read as a term)
+inline constexpr uint8_t Mark = 0x07; // slot 0 of a free node: the next one (NodeStock)
 inline constexpr uint8_t NumN = 0x08; // payload = 32-bit HVM2 number
 inline constexpr uint8_t NodeBit = 0x10;
 // A positive term waiting in a negative slot for the slot's value, the two to
@@ -101,11 +101,11 @@ BENDC_HD constexpr Term nodeTerm(uint8_t nodeTag, Loc node) { return makeTerm(no
 BENDC_HD constexpr Loc nodeOf(Term t) { return payloadOf(t); }
 BENDC_HD constexpr Loc slotOf(Loc node, unsigned i) { return node * 2 + i; }
 BENDC_HD constexpr Term varTerm(Loc negSlot) { return makeTerm(tag::Var, negSlot); }
+/// An unbound variable. A SUB's payload, when not 0, is the slot its VAR
+/// was written to when the wire was made (a shaped copy's steps write
+/// such SUBs): only a hint, see Worker::writeArrivals in
+/// runtime/cpu/CpuRuntime.cpp. Test with isSub, never against subTerm().
 BENDC_HD constexpr Term subTerm() { return makeTerm(tag::Sub, 0); }
-/// An unbound variable that knows where its positive end (the VAR pointing
-/// at it) was written: `back` is that slot. Only a hint (see
-/// Worker::writeArrivals in runtime/cpu/CpuRuntime.cpp); 0 when not known.
-BENDC_HD constexpr Term subTermTo(Loc back) { return makeTerm(tag::Sub, back); }
 BENDC_HD constexpr bool isSub(Term t) { return tagOf(t) == tag::Sub; }
 BENDC_HD constexpr Term nulTerm() { return makeTerm(tag::Nul, 0); }
 BENDC_HD constexpr Term eraTerm() { return makeTerm(tag::Era, 0); }
