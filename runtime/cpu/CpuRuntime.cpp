@@ -580,29 +580,26 @@ bool Worker::runArrivedCall(uint32_t need) {
 void Worker::runLoop() {
   uint32_t need = shared.reserveNodes;
   uint32_t tick = 0;
-  // Calls may be put off only here, where the loop below runs them later,
-  // and only by a worker alone. With others, the number a call waits for
-  // is often being computed by another thread: put off, most such calls
-  // ran the general way in the end after all, with the bookkeeping on top
-  // (see PERF.md).
-  struct Deferring {
-    bool &flag;
-    Deferring(bool &f, bool alone) : flag(f) { flag = alone; }
-    ~Deferring() { flag = false; }
-  } deferring(mayDefer, shared.threads == 1);
-  // Arrivals are collected only here and by a worker alone: with others, a
-  // place could be read by another thread while it is written.
-  struct Collecting {
+  // Only here, and only by a worker alone:
+  // - calls are put off, to be run later by the loop below. With others,
+  //   the number a call waits for is often being computed by another
+  //   thread: put off, most such calls ran the general way in the end
+  //   after all, with the bookkeeping on top (see PERF.md);
+  // - arrivals are collected and written between interactions. With
+  //   others, a place could be read by another thread while it is written.
+  struct Alone {
     Worker &w;
-    Collecting(Worker &w, bool alone) : w(w) {
+    Alone(Worker &w, bool alone) : w(w) {
+      w.mayDefer = alone;
       w.arrivalCount = 0;
       w.arrivalRoom = alone ? ArrivalRoom : 0;
     }
-    ~Collecting() {
+    ~Alone() {
+      w.mayDefer = false;
       w.arrivalCount = 0;
       w.arrivalRoom = 0;
     }
-  } collecting(*this, shared.threads == 1);
+  } alone(*this, shared.threads == 1);
   if (shared.threads > 1)
     waitSeconds += secondsSince(shared.roundStart); // how late this thread began
   do {
