@@ -24,6 +24,10 @@ public:
   uint8_t *deadData() const { return dead; }
   Loc nodeCount() const { return nodes; }
   static constexpr uint64_t bytesPerNode = 2 * sizeof(Term) + 1;
+  /// Bytes of the arena the kernel was asked to map with transparent huge
+  /// pages (0 where it maps none, or holds too few free), and their size.
+  uint64_t hugePageBytes() const { return hugeBytes; }
+  uint64_t hugePageSize() const { return hugePage; }
 
   /// Writes to nodes [begin, end) so the kernel maps their pages now.
   void touch(Loc begin, Loc end);
@@ -39,6 +43,7 @@ private:
   Loc nodes = 0;
   std::atomic<bool> populates{true};
   size_t slotBytes = 0, deadBytes = 0;
+  uint64_t hugeBytes = 0, hugePage = 0;
 };
 
 } // namespace bendc::rt

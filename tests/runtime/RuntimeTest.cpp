@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -529,6 +530,38 @@ TEST_CASE("a value that arrives at a call's result goes into the field that wait
   auto three = runText(text.c_str(), 3, 64 << 20);
   CHECK_RESULT(three, nets::sumResult(16));
   CHECK(three.run.stats.interactions == one.run.stats.interactions);
+}
+
+TEST_CASE("an arena asks for huge pages only from a huge page's boundary, and reads as zero") {
+  rt::Arena arena(uint64_t(64) << 20);
+  REQUIRE(arena.ok());
+  const uint64_t reserved = arena.nodeCount() * rt::Arena::bytesPerNode;
+  CHECK(arena.hugePageBytes() <= reserved);
+  if (arena.hugePageBytes() != 0) {
+    REQUIRE(arena.hugePageSize() != 0);
+    CHECK(arena.hugePageBytes() % arena.hugePageSize() == 0);
+    CHECK(reinterpret_cast<uintptr_t>(arena.slotData()) % arena.hugePageSize() == 0);
+    CHECK(reinterpret_cast<uintptr_t>(arena.deadData()) % arena.hugePageSize() == 0);
+  }
+  // Every node, first to last, is there to be written.
+  const rt::Loc last = arena.nodeCount() - 1;
+  for (rt::Loc n : {rt::Loc(0), last / 2, last}) {
+    CHECK(arena.slotData()[2 * n + 1] == 0);
+    CHECK(arena.deadData()[n] == 0);
+    arena.slotData()[2 * n + 1] = 7;
+    arena.deadData()[n] = 1;
+  }
+  // Far more than the machine holds: huge pages are asked for only as far
+  // as half of what it holds free (so at most half of all it has).
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  uint64_t totalKiB = 0;
+  while (meminfo >> key && key != "MemTotal:")
+    meminfo.ignore(1 << 10, '\n');
+  meminfo >> totalKiB;
+  rt::Arena big(uint64_t(1) << 42);
+  if (big.ok() && totalKiB != 0)
+    CHECK(big.hugePageBytes() <= totalKiB * 1024 / 2);
 }
 
 TEST_CASE("a net past the first 32 MiB, mapped a window at a time, reduces and runs out as before") {
