@@ -1,7 +1,6 @@
 #include "runtime/Runtime.h"
 #include "runtime/Io.h"
 #include "runtime/cpu/CpuRuntime.h"
-#include "runtime/dist/Mpi.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -14,8 +13,6 @@ RunResult runCuda(const Book &book, const RunOptions &options, bool required);
 #endif
 
 RunResult run(const Book &book, const RunOptions &options) {
-  if (options.distributed)
-    return dist::runDistributed(book, options);
   switch (options.backend) {
   case Backend::Cpu:
     return runCpu(book, options);

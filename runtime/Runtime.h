@@ -39,9 +39,9 @@ struct RunOptions {
   /// program may loop forever; the CPU backend only.
   uint64_t maxInteractions = 0;
   /// Reduce over the processes of an MPI job, this one among them (see
-  /// runtime/dist/DESIGN.md): every process calls run() with the same book,
-  /// and rank 0 runs the IO calls and reads the result back. `threads` does
-  /// not apply: each process reduces with one.
+  /// runtime/dist/DESIGN.md): every process calls dist::runDistributed (not
+  /// run()) with the same book, and rank 0 runs the IO calls and reads the
+  /// result back. `threads` does not apply: each process reduces with one.
   bool distributed = false;
   /// Distributed: the most redexes a process reduces between two exchanges
   /// of messages (0: runtime/dist's default). Small rounds spread even a

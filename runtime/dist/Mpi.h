@@ -1,7 +1,7 @@
 // One net reduced by the processes of an MPI job (runtime/dist/DESIGN.md,
 // "The prototype"). The driver joins the job before it compiles, so that only
 // rank 0 speaks; then every process compiles the same book and calls
-// rt::run with RunOptions::distributed, which lands in runDistributed.
+// runDistributed.
 #pragma once
 
 #include "runtime/Runtime.h"
@@ -17,12 +17,18 @@ struct Process {
   std::string error;
 };
 
-/// Whether this bendc was built with MPI.
+/// Whether this bendc can reduce over several processes (it was built with
+/// MPI).
 bool builtWithMpi();
 
 /// Starts MPI (once; it is finished when the process exits) and says which
 /// rank this process is. Outside `mpirun` this is a job of one process.
-Process joinJob();
+/// `argv`: the arguments main() received. `bendc` itself does not link the
+/// MPI libraries, so that no other run pays for loading them: there the
+/// process replaces itself with `bendc-mpi` from its own folder (the same
+/// driver, linked with them), and this returns only to say why it could not
+/// (HandOff.cpp).
+Process joinJob(char **argv);
 
 /// Reduces `@main` of `book` over the processes of the job, which all call it
 /// with the same book and options. Rank 0 runs the IO calls and reads the

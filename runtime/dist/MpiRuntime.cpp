@@ -62,7 +62,7 @@ void finishMpi() {
 
 } // namespace
 
-Process joinJob() {
+Process joinJob(char **) {
   Process p;
   int started = 0;
   MPI_Initialized(&started);
@@ -719,7 +719,7 @@ std::string describeFailure(RunStatus s, uint64_t memBytes, unsigned ranks, bool
 
 RunResult runDistributed(const Book &book, const RunOptions &options) {
   RunResult result;
-  Process job = joinJob();
+  Process job = joinJob(nullptr); // joined already: argv is not needed
   if (!job.error.empty()) {
     result.status = RunStatus::NoMpi;
     result.message = job.error;

@@ -12,7 +12,7 @@ const char *const WithoutMpi =
 
 bool builtWithMpi() { return false; }
 
-Process joinJob() {
+Process joinJob(char **) {
   Process p;
   p.error = WithoutMpi;
   return p;

@@ -209,7 +209,7 @@ int runBook(const rt::Book &book,
   // What bendc printed so far comes before what the program prints.
   outs().flush();
   errs().flush();
-  rt::RunResult r = rt::run(book, options);
+  rt::RunResult r = options.distributed ? rt::dist::runDistributed(book, options) : rt::run(book, options);
   if (r.status != rt::RunStatus::Ok) {
     outs().flush();
     errs() << "bendc: error: " << r.message << "\n";
@@ -527,7 +527,7 @@ int main(int argc, char **argv) {
   }
   if (distributedFlag) {
     // Every process compiles the program; rank 0 alone speaks.
-    rt::dist::Process job = rt::dist::joinJob();
+    rt::dist::Process job = rt::dist::joinJob(argv);
     if (!job.error.empty()) {
       errs() << "bendc: error: --distributed: " << job.error << "\n";
       return rt::exitCodeFor(rt::RunStatus::NoMpi);
