@@ -19,11 +19,17 @@ struct NodeStock {
 
   BENDC_HD uint64_t available() const { return freeCount + (bumpEnd - bump); }
 
+  /// Slot 0 of a free node: the link to the next one on its list.
+  static BENDC_HD constexpr Term link(Loc next) { return makeTerm(tag::Mark, next); }
+  static BENDC_HD constexpr Loc next(Term link) { return payloadOf(link); }
+  /// Whether slot 0 of a node says it is free (on some thread's list).
+  static BENDC_HD constexpr bool isFree(Term slot0) { return tagOf(slot0) == tag::Mark; }
+
   /// A node; the caller made sure one is available. `c.load` reads the list.
   template <class Ctx> BENDC_HD Loc take(Ctx &c) {
     if (freeHead != 0) {
       Loc n = freeHead;
-      freeHead = payloadOf(c.load(slotOf(n, 0)));
+      freeHead = next(c.load(slotOf(n, 0)));
       --freeCount;
       return n;
     }
@@ -32,7 +38,7 @@ struct NodeStock {
 
   /// Puts a garbage node on the list. `c.store` writes the link.
   template <class Ctx> BENDC_HD void give(Ctx &c, Loc node) {
-    c.store(slotOf(node, 0), makeTerm(tag::Mark, freeHead));
+    c.store(slotOf(node, 0), link(freeHead));
     freeHead = node;
     ++freeCount;
   }

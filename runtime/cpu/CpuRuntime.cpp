@@ -376,11 +376,11 @@ void Worker::scrub() {
     return;
   Loc prev = 0, n = nodes.freeHead;
   for (unsigned k = 0; k < ScrubDepth && n != 0; ++k) {
-    Loc next = payloadOf(load(slotOf(n, 0)));
+    Loc next = NodeStock::next(load(slotOf(n, 0)));
     unsigned o = owner[n >> OwnerShift].load(std::memory_order_relaxed);
     if (o != id && o != NoOwner) {
       if (prev != 0)
-        store(slotOf(prev, 0), makeTerm(tag::Mark, next));
+        store(slotOf(prev, 0), NodeStock::link(next));
       else
         nodes.freeHead = next;
       --nodes.freeCount;
@@ -548,9 +548,9 @@ void Worker::writeArrivals() {
     const Arrival &a = arrivals[k];
     Term v = load(a.slot);
     Loc node = a.back >> 1, at = a.slot >> 1;
-    if (!isPositive(v) || isPending(v) || node == at || tagOf(load(slotOf(at, 0))) == tag::Mark)
+    if (!isPositive(v) || isPending(v) || node == at || NodeStock::isFree(load(slotOf(at, 0))))
       continue;
-    if (dead[node] != 0 || tagOf(load(slotOf(node, 0))) == tag::Mark || load(a.back) != varTerm(a.slot))
+    if (dead[node] != 0 || NodeStock::isFree(load(slotOf(node, 0))) || load(a.back) != varTerm(a.slot))
       continue;
     // A number found where the net holds a variable: see throughVar.
     store(a.back, throughVar(v));

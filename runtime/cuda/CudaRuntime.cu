@@ -303,7 +303,8 @@ __global__ void rebalanceKernel(NetView v, unsigned threads) {
     v.pool[k++] = a.bump++;
   while (a.freeHead != 0 && k < v.poolCap) {
     v.pool[k++] = a.freeHead;
-    a.freeHead = payloadOf(SlotRef(v.slots[slotOf(a.freeHead, 0)]).load(cuda::std::memory_order_relaxed));
+    a.freeHead =
+        NodeStock::next(SlotRef(v.slots[slotOf(a.freeHead, 0)]).load(cuda::std::memory_order_relaxed));
     --a.freeCount;
   }
   v.alloc[gtid] = a;
