@@ -20,13 +20,11 @@ namespace {
 constexpr const char *MpiDriver = "bendc-mpi";
 } // namespace
 
-bool builtWithMpi() { return true; }
-
 Process joinJob(char **argv) {
   Process p;
   // The address of a function in this executable finds it where argv[0]
   // does not (a name looked up on PATH).
-  std::string self = llvm::sys::fs::getMainExecutable(argv[0], reinterpret_cast<void *>(&builtWithMpi));
+  std::string self = llvm::sys::fs::getMainExecutable(argv[0], reinterpret_cast<void *>(&joinJob));
   llvm::SmallString<256> driver(llvm::sys::path::parent_path(self));
   llvm::sys::path::append(driver, MpiDriver);
   // Under mpirun the process keeps its place in the job: the launcher's

@@ -17,10 +17,6 @@ struct Process {
   std::string error;
 };
 
-/// Whether this bendc can reduce over several processes (it was built with
-/// MPI).
-bool builtWithMpi();
-
 /// Starts MPI (once; it is finished when the process exits) and says which
 /// rank this process is. Outside `mpirun` this is a job of one process.
 /// `argv`: the arguments main() received. `bendc` itself does not link the

@@ -49,8 +49,6 @@
 
 namespace bendc::rt::dist {
 
-bool builtWithMpi() { return true; }
-
 namespace {
 
 void finishMpi() {

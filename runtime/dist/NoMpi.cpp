@@ -10,8 +10,6 @@ const char *const WithoutMpi =
     "Open MPI (Debian: libopenmpi-dev openmpi-bin) and build bendc again";
 }
 
-bool builtWithMpi() { return false; }
-
 Process joinJob(char **) {
   Process p;
   p.error = WithoutMpi;
