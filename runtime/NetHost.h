@@ -49,10 +49,19 @@ public:
   CtxNetHost(const Book &book, Ctx &ctx) : book_(book), ctx(ctx) {}
 
   const Book &book() const override { return book_; }
-  Term load(Loc slot) override { return ctx.load(slot); }
+  Term load(Loc slot) override { return plainVar(ctx.load(slot)); } // a VARAT as its VAR
   void store(Loc slot, Term t) override { ctx.store(slot, t); }
   Loc alloc() override { return ctx.alloc(); }
-  void release(Loc node) override { ctx.release(node); }
+  // The host reads a VARAT as its VAR without claiming it (see
+  // detail::take): where values are written through, a node it consumed is
+  // cleared, so that no value is ever written into it.
+  void release(Loc node) override {
+    if constexpr (WritesThrough<Ctx>) {
+      ctx.store(slotOf(node, 0), detail::claimedTerm());
+      ctx.store(slotOf(node, 1), detail::claimedTerm());
+    }
+    ctx.release(node);
+  }
   void killSlot(Loc slot) override { detail::killSlot(ctx, slot); }
   void link(Term neg, Term pos) override { rt::link(ctx, neg, pos); }
   Term expandRef(uint32_t id) override {

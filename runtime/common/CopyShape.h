@@ -180,7 +180,8 @@ inline bool appendShape(const DefInfo &def, const Term *slots, const Term *redex
     return {t, shape::Zero, 0};
   };
   // An unbound variable in a built node whose variable is in a built node
-  // too carries where that variable is (see subTerm).
+  // too carries where that variable is (see subTerm), and the variable is
+  // written as a VARAT (tag::VarAt), which a value may replace.
   std::vector<int> varAt(2 * size_t(def.nodeCount), None);
   for (uint32_t n = 0; n < def.nodeCount; ++n)
     for (unsigned i = 0; i < 2 && builtAs[n] != None; ++i)
@@ -189,6 +190,11 @@ inline bool appendShape(const DefInfo &def, const Term *slots, const Term *redex
   auto slotStep = [&](uint32_t n, unsigned i) -> CopyStep {
     Term t = slots[2 * n + i];
     int at = varAt[2 * n + i];
+    if (CopyStep s = step(t); tagOf(t) == tag::Var && s.from >= shape::Nodes) {
+      // A VAR to a node built too, whose SUB says where this VAR is.
+      s.base = makeTerm(tag::VarAt, payloadOf(s.base));
+      return s;
+    }
     if (tagOf(t) != tag::Sub || at == None)
       return step(t);
     return {makeTerm(tag::Sub, uint32_t(at) & 1), shape::Nodes + uint32_t(builtAs[uint32_t(at) >> 1]), 9};

@@ -40,11 +40,14 @@
 // another process's memory (a fused expansion, a switch's ready pair) takes
 // the general way, which counts the same interactions.
 //
-// Invariants. A positive slot is written only when its node is built and read
-// only by the thread that consumes the node. A negative slot holds SUB (waiting
-// for its value), a negative node, or — once its node was consumed — the
-// positive value moved into it (a substitution entry). The only operation
-// other threads race on is the exchange on a negative slot.
+// Invariants. A positive slot is written when its node is built and read
+// only by the thread that consumes the node; where values are written
+// through (WritesThrough, see move), a thread bringing a value to a wire's
+// SUB may also swap the wire's VARAT for the value, and the consumer claims
+// a VARAT it reads (detail::take). A negative slot holds SUB
+// (waiting for its value), a negative node, or — once its node was consumed —
+// the positive value moved into it (a substitution entry). Other threads race
+// only on those swaps and on the exchange on a negative slot.
 //
 // Memory. A consumed node is garbage once both slots are dead. A slot dies
 // when it is read by its consumer (positive slots), or when a value moved into
@@ -107,16 +110,18 @@ template <class Ctx> concept CopiesByShape = requires { requires Ctx::CopiesBySh
 template <class Ctx> concept MarksConsumers = requires { requires Ctx::MarksConsumers; };
 
 /// A context that writes a value straight into the place of the variable
-/// waiting for it is told where values arrive at an unbound variable that
-/// knows where its VAR was written (see subTerm):
+/// waiting for it (see move) supplies
 ///
-///   static constexpr bool NotesArrivals = true;
-///   void noteArrival(Loc slot, Loc back);
-///       // a value now waits at `slot`; its variable was written at `back`
+///   static constexpr bool WritesThrough = true;
+///   Term loadAcquire(Loc slot);
+///   bool compareExchange(Loc slot, Term &expected, Term desired); // acq_rel;
+///       // on failure `expected` gets what the slot holds
 ///
-/// Only a hint: the variable may have moved on since. The context checks,
-/// between interactions, that it is still there (Worker::writeArrivals).
-template <class Ctx> concept NotesArrivals = requires { requires Ctx::NotesArrivals; };
+/// Its shaped copies write a VARAT (tag::VarAt) where the SUB of the wire says
+/// its VAR is, and every rule reads a positive slot of a node it consumes
+/// with detail::take, which claims a VARAT found there: between the read and
+/// the use, no other thread can put a value in its place.
+template <class Ctx> concept WritesThrough = requires { requires Ctx::WritesThrough; };
 
 /// Whether node `node` is in the context's own memory (always, but for a
 /// SplitNet).
@@ -142,6 +147,26 @@ template <class Ctx> BENDC_HD void prefetchTarget(Ctx &c, Term t) {
   if constexpr (requires { c.prefetch(Loc(0)); })
     if (tagOf(t) == tag::Var)
       c.prefetch(payloadOf(t));
+}
+
+/// What a claimed VARAT's slot holds until its node is freed: not the VARAT,
+/// so no value on its way (move) is written there, and a negative term, so a
+/// rule that read it by mistake would fault, not erase.
+BENDC_HD constexpr Term claimedTerm() { return eraTerm(); }
+
+/// Reads positive slot `slot` of a node this thread consumes, for the last
+/// time: its term is handed on. Where values are written through (see move),
+/// a VARAT there is claimed by an exchange and handed on as the VAR it stands
+/// for: a value that arrives at its place afterwards stays there, and one
+/// written through before the exchange is what it returns. A VARAT is thus
+/// never copied: it is where its wire was made, or gone.
+template <class Ctx> BENDC_HD_HOT Term take(Ctx &c, Loc slot) {
+  if constexpr (WritesThrough<Ctx>) {
+    Term t = c.loadAcquire(slot);
+    return tagOf(t) == tag::VarAt ? plainVar(c.exchange(slot, claimedTerm())) : t;
+  } else {
+    return c.load(slot);
+  }
 }
 
 template <class Ctx> BENDC_HD void killSlot(Ctx &c, Loc slot) {
@@ -237,15 +262,37 @@ BENDC_HD_HOT const T *linkRedexes(Ctx &c, const DefInfo &def, const T *sides, Ma
 } // namespace detail
 
 /// Moves a positive term into a negative slot of a consumed node. Returns true
-/// when the slot died (it held a node, now linked with `pos`), false when it
-/// became a substitution entry. `NumbersNow` as for link.
+/// when the slot died (it held a node, now linked with `pos`, or the value
+/// went where its variable was), false when it became a substitution entry.
+/// `NumbersNow` as for link.
+///
+/// Where values are written through (WritesThrough), a slot that still waits
+/// and knows where its variable was written (see subTerm) has the value put
+/// there instead, if the VARAT is still there: a compare-and-swap, which
+/// fails once the VARAT's reader claimed it (detail::take). The value is then
+/// found at once by whoever consumes that node, and the slot dies now:
+/// succeeding, the swap found the wire's only VAR, so nobody else ever comes
+/// to the slot. Else the value waits in the slot, put there by a
+/// compare-and-swap too; a node found there instead (the other end of the
+/// wire came first) is linked.
 template <bool NumbersNow = true, class Ctx> BENDC_HD_HOT bool move(Ctx &c, Loc slot, Term pos) {
-  Term got = c.exchange(slot, pos);
-  if (isSub(got)) {
-    if constexpr (NotesArrivals<Ctx>)
-      if (payloadOf(got) != 0)
-        c.noteArrival(slot, payloadOf(got));
-    return false;
+  Term got;
+  if constexpr (WritesThrough<Ctx>) {
+    got = c.loadAcquire(slot);
+    if (isSub(got)) {
+      if (Loc back = payloadOf(got); back != 0 && !isPending(pos)) {
+        // A number found where the net holds a variable: see throughVar.
+        Term var = makeTerm(tag::VarAt, slot);
+        if (c.compareExchange(back, var, throughVar(pos)))
+          return true;
+      }
+      if (c.compareExchange(slot, got, pos))
+        return false;
+    }
+  } else {
+    got = c.exchange(slot, pos);
+    if (isSub(got))
+      return false;
   }
   if (BENDC_RARE(isValueOrPending(got)))
     joinValues(c, unpend(got), pos); // a clash left a value there
@@ -277,7 +324,7 @@ BENDC_HD_HOT unsigned spill(Ctx &c, uint8_t t, Loc node, NegFor negFor, PosFor p
     unsigned i = Reverse ? 1 - k : k;
     Loc slot = slotOf(node, i);
     if (auxPositive(t, i)) {
-      link(c, negFor(i), c.load(slot));
+      link(c, negFor(i), detail::take(c, slot));
       ++dead;
     } else {
       dead += move(c, slot, posFor(i));
@@ -342,7 +389,7 @@ BENDC_HD int fusesAt(Ctx &c, const Term *slots, Term mine, Term meets, bool deep
   for (unsigned i = 0; i < 2; ++i) {
     if (!auxPositive(tag, i)) {
       if (args) {
-        args[i] = c.load(slotOf(n, i));
+        args[i] = take(c, slotOf(n, i));
         prefetchTarget(c, args[i]);
       }
       continue;
@@ -494,7 +541,7 @@ template <class Ctx> BENDC_HD_HOT unsigned walkChain(Ctx &c, const FusedChain &c
     l = {ch.node[levels], tg, meets, -1, {0, 0}};
     for (unsigned i = 0; i < 2; ++i)
       if (!auxPositive(tg, i)) {
-        l.arg[i] = c.load(slotOf(n, i));
+        l.arg[i] = take(c, slotOf(n, i));
         prefetchTarget(c, l.arg[i]);
       }
     if (++levels == ch.levels)
@@ -516,6 +563,7 @@ template <class Ctx> BENDC_HD_HOT unsigned walkChain(Ctx &c, const FusedChain &c
 template <class Ctx>
 BENDC_HD_HOT Term copyByShape(Ctx &c, const DefInfo &def, const CopyVariant &v, const Level *level,
                               unsigned levels, Loc *w, const Plan *plan) {
+  static_assert(WritesThrough<Ctx>, "a shaped copy writes VARATs, which only detail::take reads");
   w[shape::Zero] = 0;
   for (unsigned j = 0; j < levels; ++j) {
     w[shape::Args + 2 * j] = throughVar(level[j].arg[0]);
@@ -1036,34 +1084,49 @@ template <class Ctx> BENDC_HD Term buildArm(Ctx &c, const Term *slots, Term arm)
 /// filled. A context that put the call off (`deferCall`) asks this to know
 /// when running it would take the direct path.
 template <class Ctx> BENDC_HD bool callAwaitsNumber(Ctx &c, Term app) {
-  Term arg = c.load(slotOf(nodeOf(app), 0));
+  Term arg = plainVar(c.load(slotOf(nodeOf(app), 0)));
   return tagOf(arg) == tag::Var && tagOf(c.load(payloadOf(arg))) == tag::Sub;
 }
 
 template <class Ctx> BENDC_HD bool switchCall(Ctx &c, const DefInfo &def, Term app, Term ref) {
   Loc n = nodeOf(app);
-  Term arg = c.load(slotOf(n, 0));
+  // Claimed (detail::take) while it is looked at, and put back unless the
+  // call goes this way: the application is consumed by whichever way it goes.
+  const Term held = detail::take(c, slotOf(n, 0));
+  auto putBack = [&] {
+    if constexpr (WritesThrough<Ctx>)
+      c.store(slotOf(n, 0), held);
+  };
+  Term arg = held;
   bool entry = tagOf(arg) == tag::Var; // read from a substitution entry, which dies
   Loc entrySlot = payloadOf(arg);
-  if (entry && !ownsSlot(c, entrySlot))
+  if (entry && !ownsSlot(c, entrySlot)) {
+    putBack();
     return false; // the number is read where it is, by the general way
+  }
   if (entry)
     arg = c.load(entrySlot);
   // The number is on its way: the context may run the call later.
-  if (entry && tagOf(arg) == tag::Sub && c.deferCall(app, ref))
+  if (entry && tagOf(arg) == tag::Sub && c.deferCall(app, ref)) {
+    putBack();
     return true;
+  }
   // A reference to a definition that is a number (a constructor's tag, as
   // Bend writes one) is that number, one more call counted.
   bool numberDef = false;
   if (tagOf(arg) == tag::Ref) {
     const DefInfo &d = c.defs[refOf(arg)];
-    if (d.nodeCount != 0 || d.redexCount != 0 || tagOf(d.root) != tag::Num)
+    if (d.nodeCount != 0 || d.redexCount != 0 || tagOf(d.root) != tag::Num) {
+      putBack();
       return false;
+    }
     arg = d.root;
     numberDef = true;
   }
-  if (tagOf(arg) != tag::Num)
+  if (tagOf(arg) != tag::Num) {
+    putBack();
     return false;
+  }
   if (entry)
     detail::killSlot(c, entrySlot);
   uint32_t v = num::u24Of(numOf(arg));
@@ -1227,7 +1290,7 @@ template <class Ctx> BENDC_HD void putOff(Ctx &c, Term a, Term b) {
 /// The value a JOIN node held (see putOff); the node is freed.
 template <class Ctx> BENDC_HD Term takeJoin(Ctx &c, Term join) {
   Loc j = nodeOf(join);
-  Term v = c.load(slotOf(j, 0));
+  Term v = take(c, slotOf(j, 0));
   c.release(j);
   return v;
 }
@@ -1247,15 +1310,15 @@ template <class Ctx> BENDC_HD void joinNodes(Ctx &c, Term a, Term b, unsigned de
     Loc sa = slotOf(na, i), sb = slotOf(nb, i);
     bool pa = auxPositive(at, i), pb = auxPositive(bt, i);
     if (pa && pb) {
-      joinValues(c, c.load(sa), c.load(sb), depth + 1);
+      joinValues(c, take(c, sa), take(c, sb), depth + 1);
       ++deadA;
       ++deadB;
     } else if (pa) {
       ++deadA;
-      deadB += move(c, sb, c.load(sa));
+      deadB += move(c, sb, take(c, sa));
     } else if (pb) {
       ++deadB;
-      deadA += move(c, sa, c.load(sb));
+      deadA += move(c, sa, take(c, sb));
     } else {
       joinPlaces(c, sa, sb, deadA, deadB);
     }
@@ -1346,11 +1409,11 @@ template <class Ctx> BENDC_HD_CALL void anniRare(Ctx &c, Term neg, Term pos) {
   Loc sn = slotOf(n, 0), sp = slotOf(p, 0);
   if (auxPositive(pt, 0)) {
     deadN = deadP = 1;
-    joinValues(c, c.load(sn), c.load(sp), 0);
+    joinValues(c, take(c, sn), take(c, sp), 0);
   } else {
     joinPlaces(c, sn, sp, deadN, deadP);
   }
-  Term v = c.load(slotOf(p, 1));
+  Term v = take(c, slotOf(p, 1));
   ++deadP;
   deadN += move(c, slotOf(n, 1), v);
   finishNode(c, n, deadN);
@@ -1368,11 +1431,11 @@ template <class Ctx> BENDC_HD void interactAnni(Ctx &c, Term neg, Term pos) {
   unsigned deadN = 0, deadP = 0;
   for (unsigned i = 0; i < 2; ++i) {
     if (auxPositive(pt, i)) {
-      Term v = c.load(slotOf(p, i));
+      Term v = detail::take(c, slotOf(p, i));
       ++deadP;
       deadN += move(c, slotOf(n, i), v);
     } else {
-      Term v = c.load(slotOf(n, i));
+      Term v = detail::take(c, slotOf(n, i));
       ++deadN;
       deadP += move(c, slotOf(p, i), v);
     }
@@ -1462,7 +1525,7 @@ namespace detail {
 template <class Ctx> BENDC_HD_CALL void operTwin(Ctx &c, Term numN, Term twin) {
   Loc n = nodeOf(twin);
   Numb a = numOf(numN);
-  Term operand = c.load(slotOf(n, 0)), result = c.load(slotOf(n, 1));
+  Term operand = c.load(slotOf(n, 0)), result = take(c, slotOf(n, 1));
   if (tagOf(operand) == tag::NumN) {
     c.release(n); // the number waiting there is read, the result slot too
     link(c, numNTerm(num::operate(a, numOf(operand))), result);
@@ -1480,7 +1543,7 @@ template <class Ctx> BENDC_HD_CALL void operTwin(Ctx &c, Term numN, Term twin) {
 template <class Ctx> BENDC_HD_CALL void switTwin(Ctx &c, Term numN, Term twin) {
   Loc n = nodeOf(twin);
   uint32_t v = num::u24Of(numOf(numN));
-  Term result = c.load(slotOf(n, 1));
+  Term result = take(c, slotOf(n, 1));
   Loc pair = c.alloc();
   if (v == 0) {
     c.store(slotOf(pair, 0), result);
@@ -1510,7 +1573,7 @@ template <bool AtLink, class Ctx> BENDC_HD void interactOper(Ctx &c, Term opr, T
   if (!AtLink && BENDC_RARE(tagOf(opr) == tag::NumN))
     return detail::operTwin(c, opr, num_);
   Loc n = nodeOf(opr);
-  Term operand = c.load(slotOf(n, 0));
+  Term operand = detail::take(c, slotOf(n, 0));
   Numb a = numOf(num_);
   if (tagOf(operand) == tag::Num) {
     // A number put where the built net holds a variable: the operator would
@@ -1536,7 +1599,7 @@ template <class Ctx> BENDC_HD void interactSwit(Ctx &c, Term swi, Term num_) {
   if (BENDC_RARE(tagOf(swi) == tag::NumN))
     return detail::switTwin(c, swi, num_);
   Loc n = nodeOf(swi);
-  Term branches = c.load(slotOf(n, 0));
+  Term branches = detail::take(c, slotOf(n, 0));
   uint32_t v = num::u24Of(numOf(num_));
   if (v != 0)
     c.store(slotOf(n, 0), numTerm(num::makeU24(v - 1)));
@@ -1544,7 +1607,7 @@ template <class Ctx> BENDC_HD void interactSwit(Ctx &c, Term swi, Term num_) {
   if (tagOf(branches) == tag::Tup && ownsNode(c, nodeOf(branches))) {
     c.count(Rule::Anni);
     Loc b = nodeOf(branches);
-    Term zero = c.load(slotOf(b, 0)), succ = c.load(slotOf(b, 1));
+    Term zero = detail::take(c, slotOf(b, 0)), succ = detail::take(c, slotOf(b, 1));
     c.release(b);
     if (v == 0) {
       link(c, eraTerm(), succ);

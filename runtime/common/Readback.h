@@ -40,7 +40,8 @@ public:
   using Fetch = Term (*)(void *context, Loc slot);
   SlotReader(const Term *slots) : direct(slots) {}
   SlotReader(Fetch fetch, void *context) : fetch(fetch), context(context) {}
-  Term operator[](Loc slot) const { return direct ? direct[slot] : fetch(context, slot); }
+  /// A VARAT is read as the VAR it stands for (see tag::VarAt).
+  Term operator[](Loc slot) const { return plainVar(direct ? direct[slot] : fetch(context, slot)); }
 
 private:
   const Term *direct = nullptr;

@@ -31,7 +31,7 @@ inline constexpr unsigned RuleCount = unsigned(Rule::Invalid);
 /// The rule for a redex `neg ~ pos`, from the two tags alone. Call becomes a
 /// copy (counted as Eras) at run time when a DUP meets a safe definition.
 BENDC_HD constexpr Rule ruleFor(uint8_t neg, uint8_t pos) {
-  if (isPositiveTag(neg) || !isPositiveTag(pos) || pos == tag::Var)
+  if (isPositiveTag(neg) || !isPositiveTag(pos) || pos == tag::Var || pos == tag::VarAt)
     return Rule::Invalid;
   bool posLeaf = !isNodeTag(pos);
   if (neg == tag::Era)

@@ -50,6 +50,11 @@ inline constexpr uint8_t Num = 0x05;
 inline constexpr uint8_t Ref = 0x06;
 inline constexpr uint8_t Mark = 0x07; // slot 0 of a free node: the next one (NodeStock)
 inline constexpr uint8_t NumN = 0x08; // payload = 32-bit HVM2 number
+/// A variable written where its SUB says it is (see subTerm): only in a
+/// positive slot of a node a shaped copy built, until the consumer of that
+/// node takes it (detail::take in Interact.h), which reads it as a VAR. No
+/// rule sees one; a value may be written in its place (see `move`).
+inline constexpr uint8_t VarAt = 0x09;
 inline constexpr uint8_t NodeBit = 0x10;
 // A positive term waiting in a negative slot for the slot's value, the two to
 // be joined as HVM2 joins two ports (see Interact.h, joinValues); the term's
@@ -85,7 +90,7 @@ BENDC_HD constexpr Kind kindOf(uint8_t t) { return Kind((t >> 2) & 3); }
 /// Polarity of the term itself (of a node: of its principal port).
 BENDC_HD constexpr bool isPositiveTag(uint8_t t) {
   return isNodeTag(t) ? (t & tag::PosBit) != 0
-                      : (t == tag::Var || t == tag::Nul || t == tag::Num || t == tag::Ref);
+                      : (t == tag::Var || t == tag::VarAt || t == tag::Nul || t == tag::Num || t == tag::Ref);
 }
 BENDC_HD constexpr bool isPositive(Term t) { return isPositiveTag(tagOf(t)); }
 /// Polarity of auxiliary slot `i` (0 or 1) of a node tag.
@@ -101,10 +106,12 @@ BENDC_HD constexpr Term nodeTerm(uint8_t nodeTag, Loc node) { return makeTerm(no
 BENDC_HD constexpr Loc nodeOf(Term t) { return payloadOf(t); }
 BENDC_HD constexpr Loc slotOf(Loc node, unsigned i) { return node * 2 + i; }
 BENDC_HD constexpr Term varTerm(Loc negSlot) { return makeTerm(tag::Var, negSlot); }
+/// The VAR of a VARAT (see tag::VarAt), any other term as it is.
+BENDC_HD constexpr Term plainVar(Term t) { return tagOf(t) == tag::VarAt ? varTerm(payloadOf(t)) : t; }
 /// An unbound variable. A SUB's payload, when not 0, is the slot its VAR
 /// was written to when the wire was made (a shaped copy's steps write
-/// such SUBs): only a hint, see Worker::writeArrivals in
-/// runtime/cpu/CpuRuntime.cpp. Test with isSub, never against subTerm().
+/// such SUBs): only a hint, see `move` in runtime/common/Interact.h. Test
+/// with isSub, never against subTerm().
 BENDC_HD constexpr Term subTerm() { return makeTerm(tag::Sub, 0); }
 BENDC_HD constexpr bool isSub(Term t) { return tagOf(t) == tag::Sub; }
 BENDC_HD constexpr Term nulTerm() { return makeTerm(tag::Nul, 0); }
@@ -149,7 +156,8 @@ BENDC_HD constexpr Term flipLeaf(Term t) {
 inline const char *tagName(uint8_t t) {
   switch (t) {
   case tag::Free: return "an empty slot";
-  case tag::Var: return "a variable";
+  case tag::Var:
+  case tag::VarAt: return "a variable";
   case tag::Sub: return "an unbound variable";
   case tag::Nul: return "an eraser (positive)";
   case tag::Era: return "an eraser";

@@ -70,10 +70,6 @@ constexpr uint64_t SoloBudget = uint64_t(1) << 16;
 /// How many of the latest put-off calls a worker looks at for one whose
 /// number has arrived.
 constexpr size_t ArrivalScan = 64;
-/// Values one interaction may leave waiting at slots whose variables' places
-/// are known (Worker::noteArrival): a few per node it consumes; past this a
-/// hint is dropped, which only leaves the value where it is.
-constexpr uint32_t ArrivalRoom = 256;
 
 double secondsSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -149,7 +145,7 @@ public:
   static constexpr bool NumbersAtLink = true; // the stack grows as needed
   static constexpr bool CopiesByShape = true;
   static constexpr bool MarksConsumers = true;
-  static constexpr bool NotesArrivals = true;
+  static constexpr bool WritesThrough = true;
   const Term *bookSlots;
   const Term *bookRedexes;
   const DefInfo *defs;
@@ -161,6 +157,11 @@ public:
   void store(Loc slot, Term t) { std::atomic_ref<Term>(slots[slot]).store(t, std::memory_order_relaxed); }
   Term exchange(Loc slot, Term t) {
     return std::atomic_ref<Term>(slots[slot]).exchange(t, std::memory_order_acq_rel);
+  }
+  Term loadAcquire(Loc slot) const { return std::atomic_ref<Term>(slots[slot]).load(std::memory_order_acquire); }
+  bool compareExchange(Loc slot, Term &expected, Term desired) {
+    return std::atomic_ref<Term>(slots[slot]).compare_exchange_strong(expected, desired, std::memory_order_acq_rel,
+                                                                     std::memory_order_acquire);
   }
   uint32_t addDead(Loc node, uint32_t n) {
     return std::atomic_ref<uint8_t>(dead[node]).fetch_add(uint8_t(n), std::memory_order_acq_rel);
@@ -193,12 +194,6 @@ public:
       uint32_t from = uint32_t(start) + uint32_t(__builtin_ctz(later));
       marks.push_back({at, from, stack[at], stack[from - 1]});
     }
-  }
-  /// Collected only by a worker alone, in runLoop (arrivalRoom is 0
-  /// elsewhere); a plain store, as a vector's growth check cost stress 9%.
-  void noteArrival(Loc slot, Loc back) {
-    if (arrivalCount < arrivalRoom)
-      arrivals[arrivalCount++] = {slot, back};
   }
   void push(Term neg, Term pos) {
     // The common case inline: a store and a bump; growing is out of line.
@@ -297,8 +292,6 @@ private:
     mayDefer = false;
     interact(*this, r.neg, r.pos, Rule::Call);
     mayDefer = true;
-    if (arrivalCount != 0)
-      writeArrivals();
   }
 
   Shared &shared;
@@ -309,16 +302,6 @@ private:
   /// once more, without being put off again, when the stack is empty.
   std::vector<Redex> deferred;
   bool mayDefer = false;
-  /// Values that arrived at an unbound variable that knew where its
-  /// variable was written (noteArrival), to be written there after the
-  /// interaction (writeArrivals).
-  struct Arrival {
-    Loc slot, back;
-  };
-  std::unique_ptr<Arrival[]> arrivals{new Arrival[ArrivalRoom]};
-  uint32_t arrivalCount = 0;
-  uint32_t arrivalRoom = 0; // ArrivalRoom while collecting, else 0
-  void writeArrivals();
   NodeStock nodes;
   uint64_t counted = 0; // interactions added to shared.interactionsSoFar
   unsigned id;
@@ -533,32 +516,6 @@ bool Worker::waitForWork() {
   }
 }
 
-/// A value waits at `slot` for the variable written at `back` to be read:
-/// written there instead, the value is found at once by whoever consumes
-/// that node, and the slot dies now, often with the node around it (the
-/// application a call returned its result into, dead otherwise). Between
-/// interactions, when no interaction holds a copy of any variable, the
-/// place is trusted only if it still holds the variable and its node is in
-/// use and whole: not free (MARK in slot 0) and with no dead slot. A node
-/// that was consumed is free, or keeps a substitution entry in one slot
-/// with the other dead, so an old copy of a variable that moved on is
-/// never taken for the variable. Anything else stays as it was.
-void Worker::writeArrivals() {
-  for (uint32_t k = 0; k < arrivalCount; ++k) {
-    const Arrival &a = arrivals[k];
-    Term v = load(a.slot);
-    Loc node = a.back >> 1, at = a.slot >> 1;
-    if (!isPositive(v) || isPending(v) || node == at || NodeStock::isFree(load(slotOf(at, 0))))
-      continue;
-    if (dead[node] != 0 || NodeStock::isFree(load(slotOf(node, 0))) || load(a.back) != varTerm(a.slot))
-      continue;
-    // A number found where the net holds a variable: see throughVar.
-    store(a.back, throughVar(v));
-    detail::killSlot(*this, a.slot);
-  }
-  arrivalCount = 0;
-}
-
 /// Runs the latest call put off earlier whose number has arrived, the direct
 /// way; true when there was one. Only the latest few are looked at: older
 /// ones wait for a later look, or run the general way in the end.
@@ -580,25 +537,15 @@ bool Worker::runArrivedCall(uint32_t need) {
 void Worker::runLoop() {
   uint32_t need = shared.reserveNodes;
   uint32_t tick = 0;
-  // Only here, and only by a worker alone:
-  // - calls are put off, to be run later by the loop below. With others,
-  //   the number a call waits for is often being computed by another
-  //   thread: put off, most such calls ran the general way in the end
-  //   after all, with the bookkeeping on top (see PERF.md);
-  // - arrivals are collected and written between interactions. With
-  //   others, a place could be read by another thread while it is written.
+  // Only here, and only by a worker alone, calls are put off, to be run
+  // later by the loop below. With others, the number a call waits for is
+  // often being computed by another thread: put off, most such calls ran the
+  // general way in the end after all, with the bookkeeping on top (see
+  // PERF.md).
   struct Alone {
     Worker &w;
-    Alone(Worker &w, bool alone) : w(w) {
-      w.mayDefer = alone;
-      w.arrivalCount = 0;
-      w.arrivalRoom = alone ? ArrivalRoom : 0;
-    }
-    ~Alone() {
-      w.mayDefer = false;
-      w.arrivalCount = 0;
-      w.arrivalRoom = 0;
-    }
+    Alone(Worker &w, bool alone) : w(w) { w.mayDefer = alone; }
+    ~Alone() { w.mayDefer = false; }
   } alone(*this, shared.threads == 1);
   if (shared.threads > 1)
     waitSeconds += secondsSince(shared.roundStart); // how late this thread began
@@ -610,8 +557,6 @@ void Worker::runLoop() {
         Redex r = stack.back();
         stack.pop_back();
         interact(*this, r.neg, r.pos, ruleTable.rules[tagOf(r.neg)][tagOf(r.pos)]);
-        if (arrivalCount != 0)
-          writeArrivals();
         if ((++tick & 127) == 0) {
           if (shouldStop())
             return;

@@ -109,9 +109,14 @@ TEST_CASE("a definition's shapes: one per fused prefix of its chain, and one wit
   CHECK(s[1].base == rt::tag::Lam);
   CHECK(s[1].from == rt::shape::Nodes + 1);
   CHECK(s[1].shift == 8);
-  CHECK(s[3].base == rt::makeTerm(rt::tag::Var, 0));
+  // That variable is a VARAT (values may be written in its place), and the
+  // binder's SUB says where it is: slot 1 of the inner λ.
+  CHECK(s[3].base == rt::makeTerm(rt::tag::VarAt, 0));
   CHECK(s[3].from == rt::shape::Nodes + 0);
   CHECK(s[3].shift == 9);
+  CHECK(s[0].base == rt::makeTerm(rt::tag::Sub, 1));
+  CHECK(s[0].from == rt::shape::Nodes + 1);
+  CHECK(s[0].shift == 9);
   CHECK(s[4].base == rt::tag::Lam); // the root, after the (no) redexes
   CHECK(s[4].from == rt::shape::Nodes + 0);
 

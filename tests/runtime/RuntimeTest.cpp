@@ -518,18 +518,23 @@ TEST_CASE("a shared function's copies for its first use are built last") {
 
 TEST_CASE("a value that arrives at a call's result goes into the field that waits for it") {
   // A tree of 2^16 leaves whose every pair holds the results of two calls.
-  // Each result arrives in its call's application, dead otherwise; one
-  // thread writes it into the pair's field, and the application is freed.
-  // Left there, the applications were twice as many nodes as the pairs
-  // (360 449 nodes at the peak); now 163 841. Several threads leave them
-  // (a field could be read while it is written) and agree on the result.
+  // Each result arrives in its call's application, dead otherwise, and is
+  // written into the pair's field, and the application is freed. Left
+  // there, the applications were twice as many nodes as the pairs (360 449
+  // nodes at the peak); now 163 841 at one thread. Several threads write
+  // them too (the reader of a field claims it, see detail::take), count the
+  // same and agree on the result; their peak is a few chunks more.
   std::string text = nets::tree(16);
   auto one = runText(text.c_str(), 1, 64 << 20);
   CHECK_RESULT(one, nets::sumResult(16));
   CHECK(one.run.stats.peakNodes < 200000);
-  auto three = runText(text.c_str(), 3, 64 << 20);
-  CHECK_RESULT(three, nets::sumResult(16));
-  CHECK(three.run.stats.interactions == one.run.stats.interactions);
+  for (unsigned threads : {2u, 3u}) {
+    CAPTURE(threads);
+    auto o = runText(text.c_str(), threads, 64 << 20);
+    CHECK_RESULT(o, nets::sumResult(16));
+    CHECK(o.run.stats.byRule == one.run.stats.byRule);
+    CHECK(o.run.stats.peakNodes < 280000);
+  }
 }
 
 TEST_CASE("an arena asks for huge pages only from a huge page's boundary, and reads as zero") {
