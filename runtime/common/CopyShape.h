@@ -190,13 +190,11 @@ inline bool appendShape(const DefInfo &def, const Term *slots, const Term *redex
   auto slotStep = [&](uint32_t n, unsigned i) -> CopyStep {
     Term t = slots[2 * n + i];
     int at = varAt[2 * n + i];
-    if (CopyStep s = step(t); tagOf(t) == tag::Var && s.from >= shape::Nodes) {
-      // A VAR to a node built too, whose SUB says where this VAR is.
-      s.base = makeTerm(tag::VarAt, payloadOf(s.base));
-      return s;
-    }
+    CopyStep s = step(t);
+    if (tagOf(t) == tag::Var && s.from >= shape::Nodes)
+      s.base = makeTerm(tag::VarAt, payloadOf(s.base)); // to a built node, whose SUB says where this is
     if (tagOf(t) != tag::Sub || at == None)
-      return step(t);
+      return s;
     return {makeTerm(tag::Sub, uint32_t(at) & 1), shape::Nodes + uint32_t(builtAs[uint32_t(at) >> 1]), 9};
   };
   for (uint32_t n = 0; n < def.nodeCount; ++n)
