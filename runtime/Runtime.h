@@ -47,6 +47,9 @@ struct RunOptions {
   /// of messages (0: runtime/dist's default). Small rounds spread even a
   /// small net over every process.
   uint64_t roundRedexes = 0;
+  /// Measure the span, RunStats::span: on one CPU thread, whatever
+  /// `threads` says, and 2 to 3 times slower (runtime/cpu/SpanProbe.h).
+  bool span = false;
 };
 
 enum class RunStatus : uint8_t {
@@ -77,6 +80,9 @@ struct RunStats {
     double waitSeconds = 0;
   };
   std::vector<ThreadShare> perThread;
+  /// RunOptions::span: the interactions of the longest chain whose each
+  /// needs the one before (an upper estimate); 0 when not measured.
+  uint64_t span = 0;
   /// A distributed run (RunOptions::distributed): the processes, the rounds
   /// they reduced in, and what crossed between them.
   struct Distribution {

@@ -1050,6 +1050,8 @@ template <class Ctx> BENDC_HD Term buildArm(Ctx &c, const Term *slots, Term arm)
   uint32_t ids[MaxArmNodes];
   Loc at[MaxArmNodes];
   unsigned n = treeNodes(slots, arm, ids); // never 0: analyzeSwitch bounded the arm
+  if (n == 0)
+    __builtin_unreachable();
   for (unsigned k = 0; k < n; ++k)
     at[k] = c.alloc();
   auto locOf = [&](uint64_t id) {

@@ -4,6 +4,7 @@
 #include "runtime/common/Interact.h"
 #include "runtime/common/NodeStock.h"
 #include "runtime/cpu/Arena.h"
+#include "runtime/cpu/SpanProbe.h"
 #include "runtime/cpu/WorkPool.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -16,6 +17,7 @@
 #include <iterator>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace bendc::rt {
@@ -138,8 +140,13 @@ struct Shared {
   }
 };
 
-/// One worker thread; also the context the interaction engine runs in.
-class alignas(Apart) Worker {
+/// What a worker that measures no span keeps for it.
+struct NoProbe {};
+
+/// One worker thread; also the context the interaction engine runs in. With
+/// `Span` (one thread only), it stamps what it reads and writes to measure
+/// the run's span (SpanProbe).
+template <bool Span> class alignas(Apart) Worker {
 public:
   // --- the context interface of runtime/common/Interact.h ---
   static constexpr bool NumbersAtLink = true; // the stack grows as needed
@@ -153,23 +160,61 @@ public:
   CopyShapesView shapes;
   Loc *scratch;
 
-  Term load(Loc slot) const { return std::atomic_ref<Term>(slots[slot]).load(std::memory_order_relaxed); }
-  void store(Loc slot, Term t) { std::atomic_ref<Term>(slots[slot]).store(t, std::memory_order_relaxed); }
+  Term load(Loc slot) const {
+    if constexpr (Span)
+      probe.read(slot);
+    return std::atomic_ref<Term>(slots[slot]).load(std::memory_order_relaxed);
+  }
+  void store(Loc slot, Term t) {
+    if constexpr (Span)
+      probe.wrote(slot);
+    std::atomic_ref<Term>(slots[slot]).store(t, std::memory_order_relaxed);
+  }
   Term exchange(Loc slot, Term t) {
+    if constexpr (Span) {
+      probe.read(slot);
+      probe.wrote(slot);
+    }
     return std::atomic_ref<Term>(slots[slot]).exchange(t, std::memory_order_acq_rel);
   }
-  Term loadAcquire(Loc slot) const { return std::atomic_ref<Term>(slots[slot]).load(std::memory_order_acquire); }
+  Term loadAcquire(Loc slot) const {
+    if constexpr (Span)
+      probe.read(slot);
+    return std::atomic_ref<Term>(slots[slot]).load(std::memory_order_acquire);
+  }
   bool compareExchange(Loc slot, Term &expected, Term desired) {
-    return std::atomic_ref<Term>(slots[slot]).compare_exchange_strong(expected, desired, std::memory_order_acq_rel,
-                                                                     std::memory_order_acquire);
+    std::atomic_ref<Term> ref(slots[slot]);
+    bool swapped = ref.compare_exchange_strong(expected, desired, std::memory_order_acq_rel, std::memory_order_acquire);
+    if constexpr (Span) {
+      probe.read(slot);
+      if (swapped)
+        probe.wrote(slot);
+    }
+    return swapped;
   }
   uint32_t addDead(Loc node, uint32_t n) {
     return std::atomic_ref<uint8_t>(dead[node]).fetch_add(uint8_t(n), std::memory_order_acq_rel);
   }
   void clearDead(Loc node) { std::atomic_ref<uint8_t>(dead[node]).store(0, std::memory_order_relaxed); }
-  Loc alloc() { return nodes.take(*this); }
+  Loc alloc() {
+    if constexpr (Span) {
+      uint64_t mark = probe.mark(); // reading the free list needs nothing
+      Loc n = nodes.take(*this);
+      probe.undo(mark);
+      return n;
+    }
+    return nodes.take(*this);
+  }
   void prefetch(Loc slot) const { __builtin_prefetch(slots + slot, 1); }
-  void release(Loc node) { nodes.give(*this, node); }
+  void release(Loc node) {
+    if constexpr (Span) {
+      uint64_t mark = probe.mark();
+      nodes.give(*this, node);
+      probe.undo(mark);
+      return;
+    }
+    nodes.give(*this, node);
+  }
   size_t stackDepth() const { return stack.size(); }
   /// The redexes of `def` were just linked, from stack depth `start` (see
   /// MarksConsumers): the calls among them that need others are marked,
@@ -200,15 +245,23 @@ public:
     if (BENDC_RARE(stack.size() == stack.capacity()))
       growStack();
     stack.push_back({neg, pos});
+    if constexpr (Span)
+      probe.pushed();
   }
   __attribute__((noinline)) void growStack() { stack.reserve(stack.capacity() * 2 + 4096); }
   bool deferCall(Term neg, Term pos) {
     if (!mayDefer)
       return false;
     deferred.push_back({neg, pos});
+    if constexpr (Span)
+      probe.putOff();
     return true;
   }
-  void count(Rule rule) { ++counts[unsigned(rule)]; }
+  void count(Rule rule) {
+    ++counts[unsigned(rule)];
+    if constexpr (Span)
+      probe.interaction();
+  }
   void fault(Fault f, Term neg, Term pos) {
     shared.fault.store(uint8_t(f), std::memory_order_relaxed);
     shared.faultTags.store(uint16_t(tagOf(neg) << 8 | tagOf(pos)), std::memory_order_relaxed);
@@ -229,10 +282,14 @@ public:
   void boot(uint32_t mainId) {
     if (!reserve(defs[mainId].nodeCount))
       return;
+    if constexpr (Span)
+      probe.begin(0);
     store(RootSlot, subTerm()); // the root waits for the result like any bound variable
     count(Rule::Call);          // HVM2 counts the expansion of @main into the root
     Term root = expand(*this, mainId);
     move(*this, RootSlot, root);
+    if constexpr (Span)
+      probe.finish();
   }
 
   void runLoop();
@@ -259,6 +316,8 @@ public:
 
   std::array<uint64_t, RuleCount> counts{};
   double waitSeconds = 0; // see RunStats::ThreadShare
+  /// The stamps of a run that measures its span.
+  mutable std::conditional_t<Span, SpanProbe, NoProbe> probe;
   /// The interactions of this worker, published now and then for the
   /// progress line.
   std::atomic<uint64_t> published{0};
@@ -288,10 +347,26 @@ private:
   bool waitForWork();
   bool runArrivedCall(uint32_t need);
   /// Runs a call put off earlier, without putting it off again.
-  void runPutOff(Redex r) {
+  void runPutOff(size_t k) {
+    Redex r = deferred[k];
+    deferred.erase(deferred.begin() + ptrdiff_t(k));
+    if constexpr (Span)
+      probe.begin(probe.takenPutOff(k));
     mayDefer = false;
     interact(*this, r.neg, r.pos, Rule::Call);
     mayDefer = true;
+    if constexpr (Span)
+      probe.finish();
+  }
+  /// Runs the redex on top of the stack.
+  void runTop() {
+    Redex r = stack.back();
+    stack.pop_back();
+    if constexpr (Span)
+      probe.begin(probe.popped());
+    interact(*this, r.neg, r.pos, ruleTable.rules[tagOf(r.neg)][tagOf(r.pos)]);
+    if constexpr (Span)
+      probe.finish();
   }
 
   Shared &shared;
@@ -333,7 +408,7 @@ private:
 
 /// Adds this worker's interactions since it last looked to the run's total;
 /// true when the total reached the limit.
-bool Worker::reachedLimit() {
+template <bool Span> bool Worker<Span>::reachedLimit() {
   uint64_t total = interactionsDone();
   uint64_t added = total - counted;
   counted = total;
@@ -341,7 +416,7 @@ bool Worker::reachedLimit() {
          shared.maxInteractions;
 }
 
-void Worker::giveBack(unsigned owner, Loc node) {
+template <bool Span> void Worker<Span>::giveBack(unsigned owner, Loc node) {
   Batch &batch = outbox[owner];
   batch.nodes[batch.size++] = node;
   if (batch.size < ReturnBatch)
@@ -354,7 +429,7 @@ void Worker::giveBack(unsigned owner, Loc node) {
 
 /// Gives back the nodes near the top of the free list (the ones about to be
 /// reused) that lie in another worker's current chunk.
-void Worker::scrub() {
+template <bool Span> void Worker<Span>::scrub() {
   if (!owner || shared.tight.load(std::memory_order_relaxed))
     return;
   Loc prev = 0, n = nodes.freeHead;
@@ -377,7 +452,7 @@ void Worker::scrub() {
 
 /// Takes the nodes other workers gave back, and, once the arena is used up,
 /// the ones waiting here for other workers.
-void Worker::takeReturned() {
+template <bool Span> void Worker<Span>::takeReturned() {
   std::vector<Loc> returned;
   {
     Shared::Inbox &inbox = shared.inboxes[id];
@@ -394,7 +469,7 @@ void Worker::takeReturned() {
     }
 }
 
-bool Worker::refill(uint64_t n) {
+template <bool Span> bool Worker<Span>::refill(uint64_t n) {
   // The current chunk's next window, while there is one.
   while (nodes.bumpEnd < chunkEnd) {
     Loc next = std::min<Loc>(chunkEnd, nodes.bumpEnd + WindowNodes);
@@ -437,7 +512,7 @@ bool Worker::refill(uint64_t n) {
   return refill(n); // maps the chunk's first window
 }
 
-void Worker::shareWork() {
+template <bool Span> void Worker<Span>::shareWork() {
   // The oldest redexes are at the bottom; they tend to stand for the most work.
   size_t give = stack.size() / 2;
   auto holds = [&](uint32_t at, Redex r) {
@@ -470,15 +545,17 @@ void Worker::shareWork() {
 /// Moves half of what the pool lets go (at least one redex) onto this
 /// worker's empty stack; false when nothing may go. The caller holds
 /// poolMutex.
-bool Worker::takeFromPool() {
+template <bool Span> bool Worker<Span>::takeFromPool() {
   marks.clear();
   if (!shared.pool.take(stack, owe))
     return false;
+  if constexpr (Span)
+    probe.stackResized(stack.size()); // not reached: one thread gives nothing
   poolChanged();
   return true;
 }
 
-bool Worker::waitForWork() {
+template <bool Span> bool Worker<Span>::waitForWork() {
   struct Waited {
     double &total;
     std::chrono::steady_clock::time_point since;
@@ -519,7 +596,7 @@ bool Worker::waitForWork() {
 /// Runs the latest call put off earlier whose number has arrived, the direct
 /// way; true when there was one. Only the latest few are looked at: older
 /// ones wait for a later look, or run the general way in the end.
-bool Worker::runArrivedCall(uint32_t need) {
+template <bool Span> bool Worker<Span>::runArrivedCall(uint32_t need) {
   size_t end = deferred.size() > ArrivalScan ? deferred.size() - ArrivalScan : 0;
   for (size_t k = deferred.size(); k-- > end;) {
     Redex r = deferred[k];
@@ -527,14 +604,13 @@ bool Worker::runArrivedCall(uint32_t need) {
       continue;
     if (!reserve(need))
       return false;
-    deferred.erase(deferred.begin() + ptrdiff_t(k));
-    runPutOff(r);
+    runPutOff(k);
     return true;
   }
   return false;
 }
 
-void Worker::runLoop() {
+template <bool Span> void Worker<Span>::runLoop() {
   uint32_t need = shared.reserveNodes;
   uint32_t tick = 0;
   // Only here, and only by a worker alone, calls are put off, to be run
@@ -554,9 +630,7 @@ void Worker::runLoop() {
       while (!stack.empty()) {
         if (!reserve(need))
           return;
-        Redex r = stack.back();
-        stack.pop_back();
-        interact(*this, r.neg, r.pos, ruleTable.rules[tagOf(r.neg)][tagOf(r.pos)]);
+        runTop();
         if ((++tick & 127) == 0) {
           if (shouldStop())
             return;
@@ -577,15 +651,13 @@ void Worker::runLoop() {
       // way, never put off again.
       if (shared.failed() || !reserve(need))
         return;
-      Redex r = deferred.back();
-      deferred.pop_back();
-      runPutOff(r);
+      runPutOff(deferred.size() - 1);
     }
     publish();
   } while (waitForWork());
 }
 
-bool Worker::runSolo(uint64_t budget) {
+template <bool Span> bool Worker<Span>::runSolo(uint64_t budget) {
   uint32_t need = shared.reserveNodes;
   uint32_t tick = 0;
   while (!stack.empty()) {
@@ -593,9 +665,7 @@ bool Worker::runSolo(uint64_t budget) {
       return false;
     if (!reserve(need))
       return true;
-    Redex r = stack.back();
-    stack.pop_back();
-    interact(*this, r.neg, r.pos, ruleTable.rules[tagOf(r.neg)][tagOf(r.pos)]);
+    runTop();
     if ((++tick & 127) == 0 && shouldStop())
       return true;
   }
@@ -605,10 +675,11 @@ bool Worker::runSolo(uint64_t budget) {
 
 /// The net between rounds: the host's view of it (through worker 0, which
 /// holds the redexes the host creates) and the rounds that reduce it.
-class CpuNet final : public CtxNetHost<Worker> {
+template <bool Span> class CpuNet final : public CtxNetHost<Worker<Span>> {
 public:
-  CpuNet(Shared &shared, std::vector<std::unique_ptr<Worker>> &workers)
-      : CtxNetHost(*shared.book, *workers[0]), shared(shared), workers(workers), host(*workers[0]) {}
+  CpuNet(Shared &shared, std::vector<std::unique_ptr<Worker<Span>>> &workers)
+      : CtxNetHost<Worker<Span>>(*shared.book, *workers[0]), shared(shared), workers(workers),
+        host(*workers[0]) {}
 
   bool reserve(uint64_t n) override { return !shared.failed() && host.reserve(n); }
 
@@ -647,16 +718,17 @@ public:
 
 private:
   Shared &shared;
-  std::vector<std::unique_ptr<Worker>> &workers;
-  Worker &host;
+  std::vector<std::unique_ptr<Worker<Span>>> &workers;
+  Worker<Span> &host;
 };
 
-} // namespace
-
-RunResult runCpu(const Book &book, const RunOptions &options) {
+/// runCpu, with workers that measure the span or not.
+template <bool Span> RunResult runWith(const Book &book, const RunOptions &options) {
   RunResult result;
   unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   threads = std::min(threads, MaxCpuThreads); // node owners are 16-bit, NoOwner excluded
+  if constexpr (Span)
+    threads = 1; // a span is measured on one thread's order of work
   uint64_t memBytes = options.memBytes ? options.memBytes : defaultMemBytes();
   Arena arena(memBytes);
   if (!arena.ok()) {
@@ -699,10 +771,17 @@ RunResult runCpu(const Book &book, const RunOptions &options) {
   Loc *base = scratch.data();
   while (reinterpret_cast<uintptr_t>(base) % Apart != 0)
     ++base;
-  std::vector<std::unique_ptr<Worker>> workers;
+  std::vector<std::unique_ptr<Worker<Span>>> workers;
   for (unsigned t = 0; t < threads; ++t)
-    workers.push_back(std::make_unique<Worker>(shared, t, base + t * stride));
-  CpuNet net(shared, workers);
+    workers.push_back(std::make_unique<Worker<Span>>(shared, t, base + t * stride));
+  if constexpr (Span)
+    if (!workers[0]->probe.reserve(uint64_t(arena.nodeCount()) * 2)) {
+      result.status = RunStatus::OutOfMemory;
+      result.message = "out of memory: cannot reserve " + showBytes(uint64_t(arena.nodeCount()) * 16) +
+                       " of address space to measure the span; lower --mem (e.g. --mem 1G)";
+      return result;
+    }
+  CpuNet<Span> net(shared, workers);
 
   std::unique_ptr<ProgressLine> progress;
   if (options.progress)
@@ -741,6 +820,8 @@ RunResult runCpu(const Book &book, const RunOptions &options) {
   if (threads > 1)
     for (auto &w : workers)
       stats.perThread.push_back({w->interactionsDone(), w->waitSeconds});
+  if constexpr (Span)
+    stats.span = workers[0]->probe.span();
 
   result.status = RunStatus(shared.failure.load());
   switch (result.status) {
@@ -774,6 +855,12 @@ RunResult runCpu(const Book &book, const RunOptions &options) {
     break;
   }
   return result;
+}
+
+} // namespace
+
+RunResult runCpu(const Book &book, const RunOptions &options) {
+  return options.span ? runWith<true>(book, options) : runWith<false>(book, options);
 }
 
 } // namespace bendc::rt

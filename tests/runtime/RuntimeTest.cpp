@@ -671,6 +671,53 @@ TEST_CASE("a run stops at its interaction limit, with a status of its own") {
   CHECK_RESULT(o, "5");
 }
 
+TEST_CASE("the span: the longest chain of interactions that each need the one before") {
+  rt::RunOptions options;
+  options.backend = rt::Backend::Cpu;
+  options.memBytes = 16 << 20;
+  auto measured = [&](const std::string &text) {
+    options.span = true;
+    auto o = testing::runText(text, options);
+    INFO(o.diagnostics);
+    REQUIRE(o.run.status == rt::RunStatus::Ok);
+    // Measuring changes nothing in the run: the same result and counts.
+    options.span = false;
+    auto plain = testing::runText(text, options);
+    CHECK(plain.result == o.result);
+    CHECK(plain.run.stats.byRule == o.run.stats.byRule);
+    CHECK(plain.run.stats.span == 0);
+    CHECK(o.run.stats.threads == 1);
+    CHECK(o.run.stats.span <= o.run.stats.interactions);
+    return o;
+  };
+  SUBCASE("one interaction after the expansion of @main") {
+    auto o = measured("@main = r & (a a) ~ (7 r)\n");
+    CHECK_RESULT(o, "7");
+    CHECK(o.run.stats.span == 2);
+  }
+  // A countdown: each turn needs the number the turn before computed.
+  const std::string loop = "@loop = (?(((a a) @loop/step) f) f)\n"
+                           "@loop/step = ({p q} ($([+] $(p a)) r)) & @loop ~ (q (a r))\n";
+  auto one = measured("@main = r & @loop ~ (300 (0 r))\n" + loop);
+  CHECK_RESULT(one, "44850");
+  SUBCASE("a loop is one chain") { CHECK(one.run.stats.span * 2 > one.run.stats.interactions); }
+  SUBCASE("two loops side by side: twice the work, the same span") {
+    auto two = measured("@main = (r s) & @loop ~ (300 (0 r)) & @loop ~ (300 (0 s))\n" + loop);
+    CHECK_RESULT(two, "(44850 44850)");
+    CHECK(two.run.stats.interactions == 2 * one.run.stats.interactions - 1); // one @main
+    CHECK(two.run.stats.span == one.run.stats.span);
+  }
+  SUBCASE("a sum split in halves: a span as long as the tree is deep") {
+    auto o = measured("@main = r & @sum ~ (12 (0 r))\n"
+                      "@sum = (?(((x x) @sum/go) f) f)\n"
+                      "@sum/go = ({p q} ({$([*2] a) $([*2] $([+1] b))} r))\n"
+                      "  &! @sum ~ (p (a $([+] $(s r))))\n"
+                      "  &! @sum ~ (q (b s))\n");
+    CHECK_RESULT(o, "8386560");
+    CHECK(o.run.stats.span * 100 < o.run.stats.interactions);
+  }
+}
+
 TEST_CASE("readback takes the tree out of memory, numbering variables as they first appear") {
   using Kind = rt::ResultTree::Kind;
   // λx x at node 2 (slots 4 and 5): the variable waits in slot 4.

@@ -97,6 +97,11 @@ cl::opt<uint64_t> distRoundFlag(
     cl::desc("With --distributed: the most redexes a process reduces between two exchanges of "
              "messages (default 16384; small rounds spread even a small net)"),
     cl::value_desc("redexes"), cl::init(0), cl::cat(category));
+cl::opt<bool> spanFlag("span",
+                       cl::desc("Measure the run's longest chain of interactions that each need the one "
+                                "before, and print it with the statistics (one CPU thread, 2 to 3 times "
+                                "slower)"),
+                       cl::cat(category));
 // Created in main(): LLVM's Support library owns an option named `stats` too.
 cl::opt<bool> *statsFlag = nullptr;
 cl::opt<rt::Backend> backendOpt(
@@ -133,6 +138,10 @@ void printStats(const rt::RunStats &s) {
   if (s.seconds > 0)
     outs() << format("- MIPS: %.2f\n", double(s.interactions) / s.seconds / 1e6);
   outs() << "- THREADS: " << s.threads << "\n";
+  // The work over the span: how many threads the run could keep busy.
+  if (s.span)
+    outs() << "- SPAN: " << s.span
+           << format(" interactions (parallelism %.2f)\n", double(s.interactions) / double(s.span));
   // Each thread's interactions, then how long it waited for work: threads
   // that did unequal shares in the same time ran at unequal speeds.
   if (s.perThread.size() > 1) {
@@ -187,6 +196,17 @@ int runBook(const rt::Book &book,
   options.threads = threadCount;
   options.distributed = distributedFlag;
   options.roundRedexes = distRoundFlag;
+  options.span = spanFlag;
+  if (spanFlag && (threadCount > 1 || backendOpt == rt::Backend::Cuda || distributedFlag)) {
+    errs() << "bendc: error: --span measures a run on one CPU thread; drop "
+           << (threadCount > 1   ? "--threads"
+               : distributedFlag ? "--distributed"
+                                 : "--backend=cuda")
+           << "\n";
+    return ExitUsage;
+  }
+  if (spanFlag)
+    options.backend = rt::Backend::Cpu;
   if (threadCount > rt::MaxCpuThreads) {
     errs() << "bendc: error: --threads " << threadCount << " is more than the " << rt::MaxCpuThreads
            << " this bendc runs\n";
@@ -225,7 +245,7 @@ int runBook(const rt::Book &book,
     shown = net::resultText(r.normalForm, book.names);
   }
   outs() << (prettyFlag ? "Result:\n" : "Result: ") << shown << "\n"; // as Bend prints each
-  if (*statsFlag)
+  if (*statsFlag || spanFlag)
     printStats(r.stats);
   return ExitOk;
 }
