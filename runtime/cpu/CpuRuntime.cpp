@@ -49,6 +49,11 @@ constexpr Loc ChunkNodes = Loc(1) << 15;
 /// the caches out of them (sort_radix, 10 MiB, ran 8% slower; see PERF.md).
 constexpr Loc WindowNodes = Loc(1) << 14;
 constexpr uint64_t PopulateFromBytes = uint64_t(32) << 20;
+/// How far past the chunks handed out a worker with nothing to do maps the
+/// arena's pages for the others (see Worker::mapAhead): 8 MiB of slots.
+constexpr Loc MapAheadNodes = Loc(1) << 19;
+/// How long such a worker waits before it looks for pages to map again.
+constexpr std::chrono::microseconds MapAheadPause{1000};
 /// Bytes that keep one thread's hot data from another's: a pair of cache
 /// lines, which the hardware prefetchers fetch together.
 constexpr size_t Apart = 128;
@@ -88,6 +93,8 @@ struct Shared {
   /// Chunks from this node on are mapped a window at a time (see
   /// WindowNodes).
   Loc populateFrom = 0;
+  /// Idle workers mapped the arena's pages up to here (Worker::mapAhead).
+  std::atomic<Loc> mappedAhead{0};
   // Work sharing.
   std::mutex poolMutex;
   std::condition_variable poolCv;
@@ -345,6 +352,7 @@ private:
   bool takeFromPool();
   void poolChanged() { shared.poolSize.store(shared.pool.open(), std::memory_order_relaxed); }
   bool waitForWork();
+  bool mapAhead();
   bool runArrivedCall(uint32_t need);
   /// Runs a call put off earlier, without putting it off again.
   void runPutOff(size_t k) {
@@ -573,6 +581,7 @@ template <bool Span> bool Worker<Span>::waitForWork() {
       shared.poolCv.notify_all();
     return true;
   };
+  bool mappedNothing = false; // since it last waited
   while (true) {
     if (shared.done)
       return false;
@@ -587,10 +596,46 @@ template <bool Span> bool Worker<Span>::waitForWork() {
       shared.poolCv.notify_all();
       return false;
     }
+    // Nothing to take yet. While the net grows into memory mapped a window
+    // at a time, the pages the others will need next are mapped here, so
+    // that they do not stop to fault them in; whatever changed meanwhile is
+    // looked at again before waiting.
+    const bool grows =
+        shared.nextChunk.load(std::memory_order_relaxed) + MapAheadNodes > shared.populateFrom &&
+        shared.mappedAhead.load(std::memory_order_relaxed) < shared.arena->nodeCount();
+    if (grows && !mappedNothing) {
+      lock.unlock();
+      mappedNothing = !mapAhead();
+      lock.lock();
+      continue;
+    }
+    mappedNothing = false;
     shared.hungry.fetch_add(1, std::memory_order_relaxed);
-    shared.poolCv.wait(lock);
+    if (grows)
+      shared.poolCv.wait_for(lock, MapAheadPause); // to map more as the net grows
+    else
+      shared.poolCv.wait(lock);
     shared.hungry.fetch_sub(1, std::memory_order_relaxed);
   }
+}
+
+/// Maps a window of the arena's pages not handed out yet, at most
+/// MapAheadNodes past the chunks that were; false when there is none left
+/// to map. A worker with nothing to do calls it: the worker that later takes
+/// that memory finds it mapped (its own mapping of a window already mapped
+/// is quick), and the zeroing of fresh pages, a fifth of a one-thread run of
+/// a net that grows to hundreds of MiB, is done while a thread would wait.
+template <bool Span> bool Worker<Span>::mapAhead() {
+  Loc from = shared.mappedAhead.load(std::memory_order_relaxed), start, to;
+  do {
+    Loc handedOut = shared.nextChunk.load(std::memory_order_relaxed);
+    start = std::max({from, handedOut, shared.populateFrom});
+    to = std::min({start + WindowNodes, handedOut + MapAheadNodes, shared.arena->nodeCount()});
+    if (start >= to)
+      return false;
+  } while (!shared.mappedAhead.compare_exchange_weak(from, to, std::memory_order_relaxed));
+  shared.arena->populate(start, to);
+  return true;
 }
 
 /// Runs the latest call put off earlier whose number has arrived, the direct

@@ -569,7 +569,8 @@ TEST_CASE("an arena asks for huge pages only from a huge page's boundary, and re
     CHECK(big.hugePageBytes() <= totalKiB * 1024 / 2);
 }
 
-TEST_CASE("a net past the first 32 MiB, mapped a window at a time, reduces and runs out as before") {
+TEST_CASE("a net past the first 32 MiB, mapped a window at a time or ahead by an idle thread, reduces and "
+          "runs out as before") {
   // Chunks past the first 32 MiB of the arena are mapped in windows (see
   // WindowNodes in CpuRuntime.cpp); this tree peaks at about 35 MiB at one
   // thread (its fields written where they wait), 85 MiB at two.
@@ -582,6 +583,19 @@ TEST_CASE("a net past the first 32 MiB, mapped a window at a time, reduces and r
   REQUIRE(two.run.status == rt::RunStatus::Ok);
   CHECK(two.result == one.result);
   CHECK(two.run.stats.byRule == one.run.stats.byRule);
+  // One chain that grows a list past the first 32 MiB: the second thread has
+  // nothing to do and maps the pages the first will need (Worker::mapAhead).
+  const char *list = "@main = r & @mk ~ (2097152 (0 (r *)))\n"
+                     "@mk = (?(((a a) @mk/go) f) f)\n"
+                     "@mk/go = ({p q} (acc r)) & @mk ~ (p ((q acc) r))\n";
+  auto alone = runText(list, 1, 256 << 20);
+  REQUIRE(alone.run.status == rt::RunStatus::Ok);
+  CHECK(alone.result == "0");
+  CHECK(alone.run.stats.peakNodes * rt::Arena::bytesPerNode > (uint64_t(32) << 20));
+  auto helped = runText(list, 2, 256 << 20);
+  REQUIRE(helped.run.status == rt::RunStatus::Ok);
+  CHECK(helped.result == alone.result);
+  CHECK(helped.run.stats.byRule == alone.run.stats.byRule);
   // An arena used up past its windows is reported as before.
   const char *grow = "@main = r & @grow ~ (1 r)\n@grow = ({a b} (c d)) & @grow ~ (a c) & @grow ~ (b d)\n";
   for (unsigned threads : {1u, 2u}) {
