@@ -50,8 +50,10 @@ constexpr Loc ChunkNodes = Loc(1) << 15;
 constexpr Loc WindowNodes = Loc(1) << 14;
 constexpr uint64_t PopulateFromBytes = uint64_t(32) << 20;
 /// How far past the chunks handed out a worker with nothing to do maps the
-/// arena's pages for the others (see Worker::mapAhead): 8 MiB of slots.
-constexpr Loc MapAheadNodes = Loc(1) << 19;
+/// arena's pages for the others (see Worker::mapAhead): 32 MiB of slots,
+/// once the chunks handed out come within a quarter of that of the memory
+/// mapped a window at a time.
+constexpr Loc MapAheadNodes = Loc(1) << 21;
 /// How long such a worker waits before it looks for pages to map again.
 constexpr std::chrono::microseconds MapAheadPause{1000};
 /// Bytes that keep one thread's hot data from another's: a pair of cache
@@ -353,6 +355,9 @@ private:
   void poolChanged() { shared.poolSize.store(shared.pool.open(), std::memory_order_relaxed); }
   bool waitForWork();
   bool mapAhead();
+  /// Whether a worker with nothing to do maps pages once `handedOut` nodes
+  /// were handed out in chunks.
+  bool mapsAhead(Loc handedOut) const { return handedOut + MapAheadNodes / 4 > shared.populateFrom; }
   bool runArrivedCall(uint32_t need);
   /// Runs a call put off earlier, without putting it off again.
   void runPutOff(size_t k) {
@@ -600,9 +605,8 @@ template <bool Span> bool Worker<Span>::waitForWork() {
     // at a time, the pages the others will need next are mapped here, so
     // that they do not stop to fault them in; whatever changed meanwhile is
     // looked at again before waiting.
-    const bool grows =
-        shared.nextChunk.load(std::memory_order_relaxed) + MapAheadNodes > shared.populateFrom &&
-        shared.mappedAhead.load(std::memory_order_relaxed) < shared.arena->nodeCount();
+    const bool grows = mapsAhead(shared.nextChunk.load(std::memory_order_relaxed)) &&
+                       shared.mappedAhead.load(std::memory_order_relaxed) < shared.arena->nodeCount();
     if (grows && !mappedNothing) {
       lock.unlock();
       mappedNothing = !mapAhead();
@@ -629,6 +633,8 @@ template <bool Span> bool Worker<Span>::mapAhead() {
   Loc from = shared.mappedAhead.load(std::memory_order_relaxed), start, to;
   do {
     Loc handedOut = shared.nextChunk.load(std::memory_order_relaxed);
+    if (!mapsAhead(handedOut))
+      return false;
     start = std::max({from, handedOut, shared.populateFrom});
     to = std::min({start + WindowNodes, handedOut + MapAheadNodes, shared.arena->nodeCount()});
     if (start >= to)
