@@ -317,13 +317,17 @@ template <class Ctx> BENDC_HD void copyNumber(Ctx &c, Term dup, Term num) {
 /// Hands the term in slot `i` of consumed node `node` (tag `t`) to `f`
 /// according to the slot's polarity: positive slots are read and linked with
 /// `negFor(i)`; negative slots receive `posFor(i)`. Returns the dead count.
+/// Positive slots whose bit is set in `copied` had their value copied by the
+/// caller: they only die.
 template <bool Reverse = false, class Ctx, class NegFor, class PosFor>
-BENDC_HD_HOT unsigned spill(Ctx &c, uint8_t t, Loc node, NegFor negFor, PosFor posFor) {
+BENDC_HD_HOT unsigned spill(Ctx &c, uint8_t t, Loc node, NegFor negFor, PosFor posFor, unsigned copied = 0) {
   unsigned dead = 0;
   for (unsigned k = 0; k < 2; ++k) {
     unsigned i = Reverse ? 1 - k : k;
     Loc slot = slotOf(node, i);
-    if (auxPositive(t, i)) {
+    if (auxPositive(t, i) && (copied >> i & 1)) {
+      ++dead;
+    } else if (auxPositive(t, i)) {
       link(c, negFor(i), detail::take(c, slot));
       ++dead;
     } else {
@@ -1452,12 +1456,46 @@ namespace detail {
 /// `p` tagged `pt`; inlined, so that where the tags are constants every
 /// polarity below is decided when compiling.
 template <class Ctx> BENDC_HD_HOT void commute(Ctx &c, uint8_t nt, Loc n, uint8_t pt, Loc p) {
-  Loc nc[2] = {c.alloc(), c.alloc()}; // copies of neg, placed at pos's slot i
-  Loc pc[2] = {c.alloc(), c.alloc()}; // copies of pos, placed at neg's slot j
   uint8_t nct[2], pct[2];
   for (unsigned i = 0; i < 2; ++i) {
     nct[i] = auxPositive(pt, i) ? nt : twinTag(nt);
     pct[i] = auxPositive(nt, i) ? twinTag(pt) : pt;
+  }
+  // A leaf in a positive slot of one node would meet a duplication: the
+  // other node's copy placed there, whose two slots are wired to the same
+  // slot of this node's two copies. A number, an eraser, or a reference to
+  // a definition a duplication copies (DefInfo::safe) is written into those
+  // two slots instead, the duplication is never built, and its interaction
+  // (Rule::Eras) is counted here. Only one of the nodes can be a
+  // duplication, so at most one side copies leaves; the copies' slots that
+  // take one are positive. A number is marked as having come through a
+  // variable (ThroughVarBit), as the duplication would have left it: an
+  // operator counts the same interactions finding it. In church_exp every
+  // commutation copies a successor's operand this way; each was a node
+  // built, a number moved into it twice, and two reads through variables.
+  auto copiedLeaf = [&](Loc slot, Term &leaf) {
+    Term v = c.load(slot);
+    uint8_t t = tagOf(v);
+    if (t != tag::Num && t != tag::Nul && !(t == tag::Ref && c.defs[refOf(v)].safe))
+      return false;
+    c.count(Rule::Eras);
+    leaf = throughVar(v);
+    return true;
+  };
+  Term leaf[2] = {0, 0};
+  unsigned copiedN = 0, copiedP = 0; // slots of n (of p) whose leaf is copied
+  for (unsigned j = 0; j < 2; ++j)
+    if (pct[j] == tag::Dup && auxPositive(nt, j) && auxPositive(nct[0], j) && auxPositive(nct[1], j) &&
+        copiedLeaf(slotOf(n, j), leaf[j]))
+      copiedN |= 1u << j;
+  for (unsigned i = 0; i < 2 && copiedN == 0; ++i)
+    if (nct[i] == tag::Dup && auxPositive(pt, i) && auxPositive(pct[0], i) && auxPositive(pct[1], i) &&
+        copiedLeaf(slotOf(p, i), leaf[i]))
+      copiedP |= 1u << i;
+  Loc nc[2], pc[2]; // copies of neg, placed at pos's slot i; of pos, at neg's slot j
+  for (unsigned i = 0; i < 2; ++i) {
+    nc[i] = copiedP >> i & 1 ? 0 : c.alloc();
+    pc[i] = copiedN >> i & 1 ? 0 : c.alloc();
   }
   // Wire nc[i].aux[j] with pc[j].aux[i]: the negative end holds SUB, the
   // positive end a VAR pointing at it. The SUB does not say where the VAR
@@ -1467,7 +1505,11 @@ template <class Ctx> BENDC_HD_HOT void commute(Ctx &c, uint8_t nt, Loc n, uint8_
   for (unsigned i = 0; i < 2; ++i)
     for (unsigned j = 0; j < 2; ++j) {
       Loc a = slotOf(nc[i], j), b = slotOf(pc[j], i);
-      if (auxPositive(nct[i], j)) {
+      if (copiedN >> j & 1) {
+        c.store(a, leaf[j]);
+      } else if (copiedP >> i & 1) {
+        c.store(b, leaf[i]);
+      } else if (auxPositive(nct[i], j)) {
         c.store(a, varTerm(b));
         c.store(b, subTerm());
       } else {
@@ -1485,11 +1527,14 @@ template <class Ctx> BENDC_HD_HOT void commute(Ctx &c, uint8_t nt, Loc n, uint8_
   // waiting; built first, they wait for the rest. Of the 24 orders of the
   // four slots this one alone keeps church_exp's net at two thirds of its
   // successor steps: 9.6 million nodes at the peak, against 12.0 and 14.4
-  // million (PERF.md, "The first use's copies last").
-  unsigned deadP = spill<false>(c, pt, p, [&](unsigned i) { return nodeTerm(nct[i], nc[i]); },
-                                [&](unsigned i) { return nodeTerm(nct[i], nc[i]); });
-  unsigned deadN = spill<true>(c, nt, n, [&](unsigned j) { return nodeTerm(pct[j], pc[j]); },
-                               [&](unsigned j) { return nodeTerm(pct[j], pc[j]); });
+  // million (PERF.md, "The first use's copies last"); 4.8 million since its
+  // operands are copied at once (above).
+  unsigned deadP = spill<false>(
+      c, pt, p, [&](unsigned i) { return nodeTerm(nct[i], nc[i]); },
+      [&](unsigned i) { return nodeTerm(nct[i], nc[i]); }, copiedP);
+  unsigned deadN = spill<true>(
+      c, nt, n, [&](unsigned j) { return nodeTerm(pct[j], pc[j]); },
+      [&](unsigned j) { return nodeTerm(pct[j], pc[j]); }, copiedN);
   finishNode(c, p, deadP);
   finishNode(c, n, deadN);
 }
