@@ -1467,10 +1467,12 @@ template <class Ctx> BENDC_HD_HOT void commute(Ctx &c, uint8_t nt, Loc n, uint8_
   // a definition a duplication copies (DefInfo::safe) is written into those
   // two slots instead, the duplication is never built, and its interaction
   // (Rule::Eras) is counted here. Only one of the nodes can be a
-  // duplication, so at most one side copies leaves; the copies' slots that
-  // take one are positive. A number is marked as having come through a
-  // variable (ThroughVarBit), as the duplication would have left it: an
-  // operator counts the same interactions finding it. In church_exp every
+  // duplication, so at most one side copies leaves. The copies' slots that
+  // take one are positive: a superposition's slots are all positive, so
+  // the other node's copies keep its tag (and a duplication's are all
+  // negative, so a superposition's copies keep theirs). A number is marked
+  // as having come through a variable (ThroughVarBit), as the duplication
+  // would have left it: an operator counts the same interactions finding it. In church_exp every
   // commutation copies a successor's operand this way; each was a node
   // built, a number moved into it twice, and two reads through variables.
   auto copiedLeaf = [&](Loc slot, Term &leaf) {
@@ -1485,12 +1487,10 @@ template <class Ctx> BENDC_HD_HOT void commute(Ctx &c, uint8_t nt, Loc n, uint8_
   Term leaf[2] = {0, 0};
   unsigned copiedN = 0, copiedP = 0; // slots of n (of p) whose leaf is copied
   for (unsigned j = 0; j < 2; ++j)
-    if (pct[j] == tag::Dup && auxPositive(nt, j) && auxPositive(nct[0], j) && auxPositive(nct[1], j) &&
-        copiedLeaf(slotOf(n, j), leaf[j]))
+    if (pct[j] == tag::Dup && auxPositive(nt, j) && copiedLeaf(slotOf(n, j), leaf[j]))
       copiedN |= 1u << j;
   for (unsigned i = 0; i < 2 && copiedN == 0; ++i)
-    if (nct[i] == tag::Dup && auxPositive(pt, i) && auxPositive(pct[0], i) && auxPositive(pct[1], i) &&
-        copiedLeaf(slotOf(p, i), leaf[i]))
+    if (nct[i] == tag::Dup && auxPositive(pt, i) && copiedLeaf(slotOf(p, i), leaf[i]))
       copiedP |= 1u << i;
   Loc nc[2], pc[2]; // copies of neg, placed at pos's slot i; of pos, at neg's slot j
   for (unsigned i = 0; i < 2; ++i) {

@@ -516,7 +516,7 @@ TEST_CASE("a shared function's copies for its first use are built last") {
   CHECK(o.run.stats.peakNodes * 4 < 177147 * 3);
 }
 
-TEST_CASE("a number a commutation copies goes into both copies, and no duplication is built") {
+TEST_CASE("a leaf a commutation copies goes into both copies, and no duplication is built") {
   // A pair of numbers, a λ returning one, and a pair of a definition and
   // an eraser, copied: each leaf is an interaction with the duplication that
   // would have taken it (Rule::Eras; the λ's erased variable is one more),
