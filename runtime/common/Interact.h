@@ -1472,9 +1472,10 @@ template <class Ctx> BENDC_HD_HOT void commute(Ctx &c, uint8_t nt, Loc n, uint8_
   // the other node's copies keep its tag (and a duplication's are all
   // negative, so a superposition's copies keep theirs). A number is marked
   // as having come through a variable (ThroughVarBit), as the duplication
-  // would have left it: an operator counts the same interactions finding it. In church_exp every
-  // commutation copies a successor's operand this way; each was a node
-  // built, a number moved into it twice, and two reads through variables.
+  // would have left it: an operator counts the same interactions finding it.
+  // In church_exp every commutation copies a successor's operand this way;
+  // each was a node built, a number moved into it twice, and two reads
+  // through variables.
   auto copiedLeaf = [&](Loc slot, Term &leaf) {
     Term v = c.load(slot);
     uint8_t t = tagOf(v);
