@@ -526,29 +526,38 @@ template <bool Span> bool Worker<Span>::refill(uint64_t n) {
 }
 
 template <bool Span> void Worker<Span>::shareWork() {
-  // The oldest redexes are at the bottom; they tend to stand for the most work.
-  size_t give = stack.size() / 2;
   auto holds = [&](uint32_t at, Redex r) {
     return at < stack.size() && stack[at].neg == r.neg && stack[at].pos == r.pos;
   };
-  llvm::SmallVector<Consumer, 16> given;
+  // The marked calls still in place, with their work: from the first redex
+  // it needs on, unless the one under that has gone, and the work with it;
+  // from just above it when where its work starts is not known.
+  llvm::SmallVector<Consumer, 16> calls;
   size_t kept = 0;
   for (const Mark &m : marks) {
     if (!holds(m.at, m.redex))
       continue;
-    // Its work: from the first redex it needs on, unless the one under
-    // that has gone, and the work with it; from just above it when where
-    // its work starts is not known.
     uint32_t from = m.from == Mark::Unknown ? m.at + 1 : holds(m.from - 1, m.under) ? m.from : Consumer::NoWork;
-    if (m.at < give)
-      given.push_back({m.at, from});
-    else
-      marks[kept++] = {uint32_t(m.at - give), m.from == Mark::Unknown ? m.from : uint32_t(m.from - give), m.redex,
-                       m.under};
+    calls.push_back({m.at, from});
+    marks[kept++] = m;
+  }
+  marks.resize(kept);
+  // The oldest redexes are at the bottom; they tend to stand for the most work.
+  const size_t give = oldestToGive(stack.size(), calls.data(), calls.size());
+  if (give == 0)
+    return;
+  size_t given = 0;
+  while (given < calls.size() && calls[given].at < give)
+    ++given;
+  kept = 0;
+  for (size_t k = given; k < marks.size(); ++k) {
+    const Mark &m = marks[k];
+    marks[kept++] = {uint32_t(m.at - give), m.from == Mark::Unknown ? m.from : uint32_t(m.from - give),
+                     m.redex, m.under};
   }
   marks.resize(kept);
   std::lock_guard<std::mutex> lock(shared.poolMutex);
-  bool some = shared.pool.give(stack.data(), give, given.data(), given.size(), owe);
+  bool some = shared.pool.give(stack.data(), give, calls.data(), given, owe);
   poolChanged();
   stack.erase(stack.begin(), stack.begin() + ptrdiff_t(give));
   if (some)

@@ -61,6 +61,38 @@ struct Consumer {
   uint32_t at, from;
 };
 
+/// Stacks up to this deep are taken for a divide and conquer's (see
+/// oldestToGive).
+inline constexpr size_t ShallowStack = 64;
+
+/// How many of a stack's oldest redexes a worker gives to a hungry one.
+/// `calls` are the marked calls still in place, by increasing position;
+/// one whose `from` is not NoWork would wait in the pool for work above it.
+///
+/// A divide and conquer's stack holds about two redexes a level of its
+/// recursion, a few dozen at most, and its oldest redex stands for about
+/// half of the work left (the sibling of everything above it). Such a stack
+/// gives the oldest redex that may run at once, with the calls under it
+/// that wait for work. Its older half would be nearly all of the work, in
+/// pieces of every size that both threads then fetch from the pool one
+/// after the other, each running where its data is not: the sorts of
+/// samples/bench read 1.6 to 2.2 times as many cache lines written by the
+/// other thread that way (PERF.md). A deeper stack is a chain, or a run of
+/// many small pieces of about one size, where one redex stands for little:
+/// it gives its older half. 0: nothing under the top may run at once.
+inline size_t oldestToGive(size_t stackSize, const Consumer *calls, size_t callCount) {
+  if (stackSize > ShallowStack)
+    return stackSize / 2;
+  size_t m = 0;
+  for (size_t p = 0; p + 1 < stackSize; ++p) {
+    while (m < callCount && calls[m].at < p)
+      ++m;
+    if (m == callCount || calls[m].at != p || calls[m].from == Consumer::NoWork)
+      return p + 1;
+  }
+  return 0;
+}
+
 class WorkPool {
 public:
   /// Gives the `n` oldest redexes of a stack (oldest first); `calls` are

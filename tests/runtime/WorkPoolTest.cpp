@@ -209,3 +209,29 @@ TEST_CASE("a recursion whose every level waits for the one below: its calls go b
   CHECK(pool.empty());
   CHECK_FALSE(pool.pay(owe));
 }
+
+TEST_CASE("a shallow stack gives its oldest redex that may run, with the calls under it that wait") {
+  // Nothing marked: the oldest redex alone, the sibling of all the rest.
+  CHECK(oldestToGive(10, nullptr, 0) == 1);
+  CHECK(oldestToGive(ShallowStack, nullptr, 0) == 1);
+  // The two oldest are calls that need work above them; the third may run.
+  const Consumer waiting[] = {{0, 5}, {1, 5}};
+  CHECK(oldestToGive(10, waiting, 2) == 3);
+  // A call whose work has run may go at once; one higher up changes nothing.
+  const Consumer ran[] = {{0, Consumer::NoWork}, {4, 5}};
+  CHECK(oldestToGive(10, ran, 2) == 1);
+  const Consumer above[] = {{0, 3}, {2, 3}};
+  CHECK(oldestToGive(10, above, 2) == 2);
+  // Everything under the top waits for it: nothing is given.
+  const Consumer all[] = {{0, 2}, {1, 2}};
+  CHECK(oldestToGive(3, all, 2) == 0);
+  CHECK(oldestToGive(1, nullptr, 0) == 0);
+}
+
+TEST_CASE("a deep stack gives its older half, whatever waits in it") {
+  CHECK(oldestToGive(ShallowStack + 1, nullptr, 0) == (ShallowStack + 1) / 2);
+  std::vector<Consumer> calls;
+  for (uint32_t p = 0; p + 1 < 1000; ++p)
+    calls.push_back({p, 999});
+  CHECK(oldestToGive(1000, calls.data(), calls.size()) == 500);
+}
