@@ -497,6 +497,17 @@ TEST_CASE("memory is reused: a long loop runs in little memory") {
   CHECK(rule(o, rt::Rule::Swit) == 200001);
 }
 
+namespace {
+/// 3^11 successor steps through shared Church numerals.
+const char *const ChurchPow11 = R"(
+@main = r & @pow ~ (11 (@succ t)) & t ~ (0 r)
+@pow = (?(((f f) @pow/more) g) g)
+@pow/more = (p (f r)) & @pow ~ (p (f g)) & @three ~ (g r)
+@three = ({(x y) {(y z) (z r)}} (x r))
+@succ = ($([+1] r) r)
+)";
+} // namespace
+
 TEST_CASE("a shared function's copies for its first use are built last") {
   // 3^11 successor steps through shared Church numerals: the successor
   // meets superpositions of each numeral's three uses, and a commutation
@@ -504,13 +515,7 @@ TEST_CASE("a shared function's copies for its first use are built last") {
   // number goes through them as they are built. Built first, 5/6 of the
   // 177 147 copies were in the net at once (163 841 nodes at the peak);
   // this order alone brings it to two thirds (see the next test for less).
-  auto o = runText(R"(
-@main = r & @pow ~ (11 (@succ t)) & t ~ (0 r)
-@pow = (?(((f f) @pow/more) g) g)
-@pow/more = (p (f r)) & @pow ~ (p (f g)) & @three ~ (g r)
-@three = ({(x y) {(y z) (z r)}} (x r))
-@succ = ($([+1] r) r)
-)", 1, 64 << 20);
+  auto o = runText(ChurchPow11, 1, 64 << 20);
   CHECK_RESULT(o, "177147");
   CHECK(rule(o, rt::Rule::Comm) == 177164);
   CHECK(o.run.stats.peakNodes * 4 < 177147 * 3);
@@ -534,14 +539,7 @@ TEST_CASE("a leaf a commutation copies goes into both copies, and no duplication
   // 65 537 now, under half of the 177 147 steps. Every count stays the same
   // (an operator finding a copied number counts what it counted reading it
   // through the variable), at every thread count.
-  const char *church = R"(
-@main = r & @pow ~ (11 (@succ t)) & t ~ (0 r)
-@pow = (?(((f f) @pow/more) g) g)
-@pow/more = (p (f r)) & @pow ~ (p (f g)) & @three ~ (g r)
-@three = ({(x y) {(y z) (z r)}} (x r))
-@succ = ($([+1] r) r)
-)";
-  auto one = runText(church, 1);
+  auto one = runText(ChurchPow11, 1);
   CHECK_RESULT(one, "177147");
   CHECK(rule(one, rt::Rule::Comm) == 177164);
   CHECK(rule(one, rt::Rule::Eras) == 177157);
@@ -549,7 +547,7 @@ TEST_CASE("a leaf a commutation copies goes into both copies, and no duplication
   CHECK(one.run.stats.peakNodes * 2 < 177147);
   for (unsigned threads : {2u, 3u}) {
     CAPTURE(threads);
-    auto o = runText(church, threads);
+    auto o = runText(ChurchPow11, threads);
     CHECK_RESULT(o, "177147");
     CHECK(o.run.stats.byRule == one.run.stats.byRule);
   }
